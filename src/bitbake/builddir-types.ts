@@ -1,0 +1,95 @@
+// The one BuildDir model: every path and setting rambake uses, resolved once, with where
+// each value came from. Produced by `loadBuildDir` (builddir.ts); everything else reads it.
+
+import type { ConfDiagnostic, Location, Statement } from './conf/types.js';
+import type { Layer } from './layers.js';
+
+/** Best first: BitBake itself, the newest event log, rambake's own evaluation, a default. */
+export type VarSource = 'bitbake-getvar' | 'eventlog' | 'conf' | 'default';
+
+export interface ResolvedVar {
+  /** The expanded value; undefined when unset everywhere. */
+  value: string | undefined;
+  source: VarSource;
+  /** For `conf`: the assignment whose value won. */
+  file?: string;
+  line?: number;
+  /** The value holds `${@…}` Python that only BitBake can evaluate. */
+  needsBitBake?: boolean;
+  /** How a default was derived, e.g. "CPUs available (affinity), capped at 64". */
+  note?: string;
+}
+
+/** The variables the model resolves (bitbake-formats.md §3 plus the settings rambake reads). */
+export const BUILD_VARS = [
+  'TOPDIR',
+  'TMPDIR',
+  'BASE_WORKDIR',
+  'STAMPS_DIR',
+  'COMPONENTS_DIR',
+  'DEPLOY_DIR',
+  'LOG_DIR',
+  'BUILDSTATS_BASE',
+  'SSTATE_MANIFESTS',
+  'PERSISTENT_DIR',
+  'DL_DIR',
+  'SSTATE_DIR',
+  'MACHINE',
+  'DISTRO',
+  'BB_NUMBER_THREADS',
+  'PARALLEL_MAKE',
+  'BB_SCHEDULER',
+  'INHERIT',
+  'RM_WORK_EXCLUDE',
+  'BB_DISKMON_DIRS',
+  'SSTATE_MIRRORS',
+  'BB_HASHSERVE',
+] as const;
+export type BuildVarName = (typeof BUILD_VARS)[number];
+
+export interface BuildPaths {
+  topdir: string;
+  tmpdir: string;
+  baseWorkdir: string;
+  stampsDir: string;
+  componentsDir: string;
+  /** `${TMPDIR}/work-shared`: never cleaned by rm_work. */
+  workShared: string;
+  deployDir: string;
+  logDir: string;
+  buildstatsBase: string;
+  sstateManifests: string;
+  persistentDir: string;
+  dlDir: string;
+  sstateDir: string;
+}
+
+export interface BuildDir {
+  topdir: string;
+  layout: 'classic' | 'bitbake-setup';
+  /** bitbake-setup: the `<setup>` folder holding config/, layers/, build/. */
+  setupDir?: string;
+  /** bitbake-setup: where the shared site.conf symlink points. */
+  sharedSiteConf?: string;
+  /** conf files of the build dir that exist (absolute paths). */
+  confFiles: { bblayers: string; local?: string; auto?: string; site?: string; toolcfg?: string };
+  vars: Record<BuildVarName, ResolvedVar>;
+  paths: BuildPaths;
+  machine: string | undefined;
+  distro: string | undefined;
+  /** rm_work is in INHERIT. */
+  rmWork: boolean;
+  rmWorkExclude: string[];
+  layers: Layer[];
+  /** Every statement read, in order, for checks such as `doctor`. */
+  statements: Statement[];
+  /** Files read, in order. */
+  files: string[];
+  diagnostics: ConfDiagnostic[];
+  /** A running build holds the server (`bitbake.lock` present). */
+  buildRunning: boolean;
+  /** The event log whose `allvariables` line was used, if any. */
+  eventLog?: string;
+}
+
+export type { Location };
