@@ -90,6 +90,17 @@ export interface BuildDir {
   buildRunning: boolean;
   /** The event log whose `allvariables` line was used, if any. */
   eventLog?: string;
+  /** Any variable, from the best source available (same order as `vars`). */
+  getVar(name: string): ResolvedVar;
+}
+
+export interface LoadOptions {
+  /** `--build-dir`; else `env.BUILDDIR`; else the nearest folder upward from `cwd` with conf/bblayers.conf. */
+  buildDir?: string;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Which sources of truth to ask besides the static evaluation (both default to true). */
+  sources?: { getvar?: boolean; eventlog?: boolean };
 }
 
 export type { Location };
