@@ -1,0 +1,144 @@
+// parseConf: the text of one .conf file → statements with file:line, and what BitBake would say
+// about the lines it refuses. Pure: no file system, no evaluation.
+
+import { parseAssignment } from './assignment.js';
+import { splitLogicalLines } from './lines.js';
+import type { ConfDiagnostic, Statement } from './types.js';
+
+export interface ParsedConf {
+  statements: Statement[];
+  diagnostics: ConfDiagnostic[];
+}
+
+const ASSIGN_FORM = 'NAME = "value"';
+const EXCERPT_MAX = 80;
+
+// Other statement forms, each tried on the whole logical line.
+// Example: 'include conf/a.conf conf/b.conf' → include, paths 'conf/a.conf conf/b.conf'.
+const INCLUDE = /^(include|require|include_all)\s+(\S.*)$/;
+// Example: 'export FOO' → export of FOO.
+const EXPORT = /^export\s+([A-Za-z0-9\-_+.${}/~]+)$/;
+// Example: 'unset FOO[doc]' → unset FOO, flag doc.
+const UNSET = /^unset\s+([A-Za-z0-9\-_+.${}/~]+)(?:\[([A-Za-z0-9\-_+.][A-Za-z0-9\-_+.@]+)\])?$/;
+// Example: 'addpylib ${LAYERDIR}/lib oe' → dir '${LAYERDIR}/lib', namespace 'oe'.
+const ADDPYLIB = /^addpylib\s+(\S+)\s+(\S+)$/;
+const ADDFRAGMENTS = /^addfragments\s+(\S.*)$/;
+const INHERIT = /^inherit\s/;
+/** Names of the old override syntax, fatal in current BitBake. */
+const OLD_OVERRIDE = /_(append|prepend|remove)/;
+
+/** Example: parseConf('FOO = "bar"\n', 'local.conf') → one assign statement at local.conf:1. */
+export function parseConf(text: string, file: string): ParsedConf {
+  const statements: Statement[] = [];
+  const diagnostics: ConfDiagnostic[] = [];
+  if (text.includes('\0')) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'binary-file',
+      message: 'not a conf file: it holds NUL bytes (binary data)',
+      file,
+      expected: 'a text file of BitBake assignments',
+    });
+    return { statements, diagnostics };
+  }
+  const error = (line: number, code: string, message: string, expected?: string): void => {
+    diagnostics.push({ severity: 'error', code, message, file, line, ...(expected ? { expected } : {}) });
+  };
+  const { lines, problems } = splitLogicalLines(text);
+  for (const p of problems) {
+    error(
+      p.line,
+      'continued-comment',
+      `a comment line ends in \\ and continues into a line that is not a comment: '${excerpt(p.text)}'`,
+      'every continued line of a comment to start with #, or no \\ at the end of the comment',
+    );
+  }
+  for (const { line, text: s } of lines) {
+    const loc = { file, line };
+    const assignment = parseAssignment(s);
+    if (assignment !== undefined && typeof assignment !== 'string') {
+      const { exported, name, flag, op, value, missingBlanks } = assignment;
+      if (flag === undefined && op !== '??=' && OLD_OVERRIDE.test(name)) {
+        error(
+          line,
+          'old-override-syntax',
+          `${name} uses the old override syntax (_append, _prepend, _remove); BitBake refuses it`,
+          `${name.replace(OLD_OVERRIDE, ':$1')} = "value"`,
+        );
+        continue;
+      }
+      if (missingBlanks) {
+        diagnostics.push({
+          severity: 'warning',
+          code: 'missing-blanks',
+          message: `no blank around the operator ${op}: '${excerpt(s)}'`,
+          file,
+          line,
+          expected: `${name} ${op} "value"`,
+        });
+      }
+      statements.push({
+        kind: 'assign',
+        loc,
+        exported,
+        name,
+        ...(flag !== undefined ? { flag } : {}),
+        op,
+        value,
+      });
+      continue;
+    }
+    const other = parseOther(s, loc);
+    if (other) {
+      statements.push(other);
+      continue;
+    }
+    const [code, why, expected] = explainUnparsed(s, assignment);
+    error(line, code, `unparsed line${why}: '${excerpt(s)}'`, expected);
+  }
+  return { statements, diagnostics };
+}
+
+function parseOther(s: string, loc: { file: string; line: number }): Statement | undefined {
+  let m = INCLUDE.exec(s);
+  if (m) return { kind: 'include', loc, mode: m[1] as 'include' | 'require' | 'include_all', paths: m[2]! };
+  m = EXPORT.exec(s);
+  if (m) return { kind: 'export', loc, name: m[1]! };
+  m = UNSET.exec(s);
+  if (m) return { kind: 'unset', loc, name: m[1]!, ...(m[2] ? { flag: m[2] } : {}) };
+  m = ADDPYLIB.exec(s);
+  if (m) return { kind: 'addpylib', loc, dir: m[1]!, namespace: m[2]! };
+  m = ADDFRAGMENTS.exec(s);
+  // BitBake wants four arguments: path prefix, fragments variable, flagged-variables list, built-ins.
+  if (m && m[1]!.trim().split(/\s+/).length >= 4) return { kind: 'addfragments', loc, args: m[1]!.trim() };
+  return undefined;
+}
+
+function explainUnparsed(
+  s: string,
+  failure: string | undefined,
+): [code: string, why: string, expected: string] {
+  if (/^\s+#/.test(s))
+    return ['indented-comment', ' (a comment must start in the first column)', '# comment'];
+  if (INHERIT.test(s))
+    return ['inherit-in-conf', ' (inherit is not valid in a .conf file)', 'INHERIT += "class"'];
+  switch (failure) {
+    case 'trailing-comment':
+      return [
+        'trailing-comment',
+        ' (a comment cannot follow a value)',
+        `${ASSIGN_FORM} with the comment on its own line`,
+      ];
+    case 'unquoted-value':
+      return ['unquoted-value', ' (the value must be quoted)', ASSIGN_FORM];
+    case 'empty-name':
+      return ['unparsed-line', ' (empty variable name)', ASSIGN_FORM];
+    default:
+      return ['unparsed-line', '', ASSIGN_FORM];
+  }
+}
+
+/** A line as shown in messages: at most 80 characters, so a 10 MB line stays one short message. */
+function excerpt(s: string): string {
+  return s.length <= EXCERPT_MAX ? s : `${s.slice(0, EXCERPT_MAX)}… (${s.length} characters)`;
+}
