@@ -1,0 +1,77 @@
+// The event log (`${LOG_DIR}/eventlog/<DATETIME>.json`): JSON lines. One early line,
+// `{"allvariables": {"TMPDIR": {"v": "…", "history": […]}, …}}`, holds every variable's
+// expanded value; the rest are pickled events Node cannot read. The file grows to megabytes
+// during a build, so it is read line by line and closed at the allvariables line.
+
+import { existsSync, statSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readLines } from './lines.js';
+
+export interface EventLogVariable {
+  v: string;
+  history?: unknown;
+}
+
+const ALLVARIABLES_PREFIX = '{"allvariables"';
+// The line holds thousands of variables with their histories: allow it to be large.
+const MAX_ALLVARIABLES_BYTES = 512 * 1024 * 1024;
+
+/** The parsed `allvariables` object of one JSON line; undefined for any other or a torn line. */
+export function parseAllVariablesLine(line: string): Record<string, EventLogVariable> | undefined {
+  if (!line.startsWith(ALLVARIABLES_PREFIX)) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(line);
+    const all = (parsed as { allvariables?: unknown }).allvariables;
+    if (all === null || typeof all !== 'object' || Array.isArray(all)) return undefined;
+    const out: Record<string, EventLogVariable> = {};
+    for (const [name, entry] of Object.entries(all as Record<string, unknown>)) {
+      const v = (entry as { v?: unknown } | null)?.v;
+      if (v === undefined || v === null) continue;
+      const variable: EventLogVariable = { v: typeof v === 'string' ? v : JSON.stringify(v) };
+      const history = (entry as { history?: unknown }).history;
+      if (history !== undefined) variable.history = history;
+      out[name] = variable;
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads lines until the `allvariables` line and stops there. Undefined when the file is
+ * missing, has no such line yet, or the line is torn (the build is still writing it).
+ */
+export async function readAllVariables(path: string): Promise<Record<string, EventLogVariable> | undefined> {
+  let found: Record<string, EventLogVariable> | undefined;
+  let seen = false;
+  try {
+    await readLines(
+      path,
+      (line) => {
+        if (!line.startsWith(ALLVARIABLES_PREFIX)) return true;
+        seen = true;
+        found = parseAllVariablesLine(line);
+        return false;
+      },
+      { maxLineBytes: MAX_ALLVARIABLES_BYTES },
+    );
+  } catch {
+    return undefined;
+  }
+  return seen ? found : undefined;
+}
+
+/**
+ * The newest `<DATETIME>.json` (newest by name: DATETIME sorts in time order). Accepts either
+ * LOG_DIR or its `eventlog/` folder.
+ */
+export async function findNewestEventLog(logDir: string): Promise<string | undefined> {
+  const sub = join(logDir, 'eventlog');
+  const dir = existsSync(sub) && statSync(sub).isDirectory() ? sub : logDir;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const logs = names.filter((n) => /^\d.*\.json$/.test(n)).sort();
+  const newest = logs.at(-1);
+  return newest === undefined ? undefined : join(dir, newest);
+}

@@ -1,0 +1,143 @@
+// Line splitting for BitBake's record files, shared by every streaming reader here.
+// Console logs reach gigabytes and a task may print one enormous line (a minified file, a
+// binary dump), so lines are cut from raw Buffers and a line longer than `maxLineBytes` is
+// dropped and counted instead of being accumulated: memory stays bounded by the cap.
+
+import { createReadStream } from 'node:fs';
+
+export interface LineSplitterOptions {
+  /** Lines longer than this many bytes are skipped (counted in `skippedLongLines`). */
+  maxLineBytes?: number;
+}
+
+export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/**
+ * Cuts a byte stream into lines. Feed chunks with `push`, then call `end` for a last line
+ * without a newline (a log still being written, a torn file). Lines lose their `\n` (and a
+ * `\r` before it); text is decoded as UTF-8 per whole line, so multi-byte characters split
+ * across chunks stay intact.
+ */
+export class LineSplitter {
+  readonly maxLineBytes: number;
+  lines = 0;
+  skippedLongLines = 0;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private skipping = false;
+
+  constructor(options: LineSplitterOptions = {}) {
+    this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  }
+
+  /** Calls `onLine` per complete line; stops early (returning false) when `onLine` returns false. */
+  push(chunk: Buffer, onLine: (line: string, lineNo: number) => unknown): boolean {
+    let start = 0;
+    for (;;) {
+      const end = chunk.indexOf(NEWLINE, start);
+      if (end < 0) {
+        this.keep(chunk, start);
+        return true;
+      }
+      const lineNo = ++this.lines;
+      if (this.skipping || this.pendingBytes + (end - start) > this.maxLineBytes) {
+        this.skippedLongLines++;
+        this.resetPending();
+      } else if (onLine(this.take(chunk, start, end), lineNo) === false) {
+        return false;
+      }
+      start = end + 1;
+    }
+  }
+
+  /** Flushes a final line that had no newline; returns what `onLine` returned. */
+  end(onLine: (line: string, lineNo: number) => unknown): boolean {
+    if (this.skipping) {
+      this.lines++;
+      this.skippedLongLines++;
+      this.resetPending();
+      return true;
+    }
+    if (this.pendingBytes === 0) return true;
+    const rest = Buffer.concat(this.pending, this.pendingBytes);
+    this.resetPending();
+    return onLine(decode(rest, 0, rest.length), ++this.lines) !== false;
+  }
+
+  private keep(chunk: Buffer, start: number): void {
+    if (this.skipping || start >= chunk.length) return;
+    const piece = chunk.subarray(start);
+    if (this.pendingBytes + piece.length > this.maxLineBytes) {
+      // Too long already: forget what we hold and drop bytes until the next newline.
+      this.resetPending();
+      this.skipping = true;
+      return;
+    }
+    // Copy: the stream may reuse its chunk buffer.
+    this.pending.push(Buffer.from(piece));
+    this.pendingBytes += piece.length;
+  }
+
+  private take(chunk: Buffer, start: number, end: number): string {
+    if (this.pendingBytes === 0) return decode(chunk, start, end);
+    this.pending.push(chunk.subarray(start, end));
+    const whole = Buffer.concat(this.pending, this.pendingBytes + (end - start));
+    this.resetPending();
+    return decode(whole, 0, whole.length);
+  }
+
+  private resetPending(): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.skipping = false;
+  }
+}
+
+function decode(buf: Buffer, start: number, end: number): string {
+  const stop = end > start && buf[end - 1] === CARRIAGE_RETURN ? end - 1 : end;
+  return buf.toString('utf8', start, stop);
+}
+
+export interface ReadLinesResult {
+  lines: number;
+  skippedLongLines: number;
+  bytes: number;
+  /** `onLine` returned false and the file was closed before its end. */
+  stopped: boolean;
+}
+
+export interface ReadLinesOptions extends LineSplitterOptions {
+  /** Read chunk size; 1 MiB keeps syscalls few without holding much. */
+  chunkBytes?: number;
+}
+
+/**
+ * Streams a file line by line with constant memory. `onLine` returning false stops the read
+ * and closes the file (used to stop at the event log's `allvariables` line).
+ */
+export async function readLines(
+  path: string,
+  onLine: (line: string, lineNo: number) => unknown,
+  options: ReadLinesOptions = {},
+): Promise<ReadLinesResult> {
+  const splitter = new LineSplitter(options);
+  const stream = createReadStream(path, { highWaterMark: options.chunkBytes ?? 1024 * 1024 });
+  let bytes = 0;
+  let stopped = false;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (!splitter.push(chunk, onLine)) {
+        stopped = true;
+        break;
+      }
+    }
+    if (!stopped) stopped = !splitter.end(onLine);
+  } finally {
+    stream.destroy();
+  }
+  return { lines: splitter.lines, skippedLongLines: splitter.skippedLongLines, bytes, stopped };
+}
