@@ -90,6 +90,8 @@ export interface BuildDir {
   buildRunning: boolean;
   /** The event log whose `allvariables` line was used, if any. */
   eventLog?: string;
+  /** Why a source was not used (stale event log, build running, bitbake-getvar failed). */
+  notes: string[];
   /** Any variable, from the best source available (same order as `vars`). */
   getVar(name: string): ResolvedVar;
 }

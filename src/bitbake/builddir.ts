@@ -1,0 +1,209 @@
+// The one BuildDir model. Every path and setting is resolved here, once, from the best source:
+//   1. `bitbake-getvar --value` (BitBake itself), when on PATH and no build holds the server;
+//   2. the `allvariables` line of the newest event log, when no conf file read is newer than it;
+//   3. rambake's static evaluation of the conf files (file:line of the winning assignment);
+//   4. a default (bitbake.conf's, or BitBake's own rule such as the CPU count).
+// A fresh event log holds exactly what bitbake-getvar would print, so when there is one rambake
+// does not start BitBake 22 times to hear the same answers.
+
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import { ConfSyntaxError } from '../errors.js';
+import { readCpus } from '../system/cpus.js';
+import type { BuildDir, BuildVarName, LoadOptions, ResolvedVar } from './builddir-types.js';
+import { BUILD_VARS } from './builddir-types.js';
+import type { DataStore } from './conf/datastore.js';
+import { nodeConfIO } from './conf/node-io.js';
+import { readBuildConfig } from './conf/reader.js';
+import { findBuildDir } from './discover.js';
+import { findNewestEventLog, readAllVariables } from './eventlog.js';
+import { bitbakeGetvar, whichSync } from './getvar.js';
+
+export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  const found = findBuildDir({
+    ...(opts.buildDir === undefined ? {} : { buildDir: opts.buildDir }),
+    cwd,
+    env,
+  });
+  const topdir = found.topdir;
+  const config = readBuildConfig(topdir, nodeConfIO, env.BBPATH === undefined ? {} : { BBPATH: env.BBPATH });
+  const bbDefaultThreads = (await readCpus()).bbDefault;
+  const notes: string[] = [];
+  const fromConf = (name: string) => confVar(config.data, name);
+  const buildRunning = existsSync(join(topdir, 'bitbake.lock'));
+
+  let eventVars: Record<string, { v: string }> | undefined;
+  let eventLog: string | undefined;
+  if (opts.sources?.eventlog !== false) {
+    const dir = eventLogDir(fromConf, topdir);
+    const newest = dir === undefined ? undefined : await findNewestEventLog(dir);
+    if (newest !== undefined) {
+      const newer = config.files.find((f) => mtime(f) > mtime(newest));
+      if (newer === undefined) {
+        eventVars = await readAllVariables(newest);
+        if (eventVars) eventLog = newest;
+        else notes.push(`event log ${newest} has no allvariables line yet: not used`);
+      } else notes.push(`event log ${newest} is older than ${newer}: not used`);
+    }
+  }
+
+  const asked = new Map<string, ResolvedVar>();
+  if (opts.sources?.getvar !== false && eventVars === undefined) {
+    const exe = whichSync('bitbake-getvar', env);
+    if (exe !== undefined && buildRunning) notes.push('a build holds bitbake.lock: bitbake-getvar not asked');
+    else if (exe !== undefined) {
+      for (const name of BUILD_VARS) {
+        if (name === 'TOPDIR') continue;
+        const answer = await bitbakeGetvar(exe, name, { cwd: topdir, env });
+        if ('failed' in answer) {
+          notes.push(`bitbake-getvar failed (${answer.failed}): using the conf files`);
+          asked.clear();
+          break;
+        }
+        asked.set(name, { value: answer.defined ? answer.value : undefined, source: 'bitbake-getvar' });
+      }
+    }
+  }
+
+  const getVar = (name: string): ResolvedVar => {
+    const fromBitbake = asked.get(name);
+    if (fromBitbake) return fromBitbake;
+    const ev = eventVars?.[name];
+    if (ev !== undefined) return { value: ev.v, source: 'eventlog' };
+    return fromConf(name);
+  };
+
+  const vars = {} as Record<BuildVarName, ResolvedVar>;
+  for (const name of BUILD_VARS) vars[name] = getVar(name);
+  vars.TOPDIR = { value: topdir, source: 'default', note: `folder above conf/bblayers.conf (${found.how})` };
+  fillDefaults(vars, bbDefaultThreads);
+
+  const path = (name: BuildVarName, fallback: string): string => {
+    const v = vars[name];
+    return v.value && !v.needsBitBake && isAbsolute(v.value) ? v.value : fallback;
+  };
+  const tmpdir = path('TMPDIR', join(topdir, 'tmp'));
+  const paths = {
+    topdir,
+    tmpdir,
+    baseWorkdir: path('BASE_WORKDIR', join(tmpdir, 'work')),
+    stampsDir: path('STAMPS_DIR', join(tmpdir, 'stamps')),
+    componentsDir: path('COMPONENTS_DIR', join(tmpdir, 'sysroots-components')),
+    workShared: join(tmpdir, 'work-shared'),
+    deployDir: path('DEPLOY_DIR', join(tmpdir, 'deploy')),
+    logDir: path('LOG_DIR', join(tmpdir, 'log')),
+    buildstatsBase: path('BUILDSTATS_BASE', join(tmpdir, 'buildstats')),
+    sstateManifests: path('SSTATE_MANIFESTS', join(tmpdir, 'sstate-control')),
+    persistentDir: path('PERSISTENT_DIR', join(topdir, 'cache')),
+    dlDir: path('DL_DIR', join(topdir, 'downloads')),
+    sstateDir: path('SSTATE_DIR', join(topdir, 'sstate-cache')),
+  };
+
+  const words = (v: ResolvedVar) => (v.value ?? '').split(/\s+/).filter(Boolean);
+  const confDir = join(topdir, 'conf');
+  const optional = (file: string) => (existsSync(join(confDir, file)) ? join(confDir, file) : undefined);
+  return {
+    topdir,
+    layout: found.layout,
+    ...(found.setupDir ? { setupDir: found.setupDir } : {}),
+    ...(found.sharedSiteConf ? { sharedSiteConf: found.sharedSiteConf } : {}),
+    confFiles: {
+      bblayers: join(confDir, 'bblayers.conf'),
+      ...defined('local', optional('local.conf')),
+      ...defined('auto', optional('auto.conf')),
+      ...defined('site', optional('site.conf')),
+      ...defined('toolcfg', optional('toolcfg.conf')),
+    },
+    vars,
+    paths,
+    machine: vars.MACHINE.value,
+    distro: vars.DISTRO.value,
+    rmWork: words(vars.INHERIT).includes('rm_work'),
+    rmWorkExclude: words(vars.RM_WORK_EXCLUDE),
+    layers: config.layers,
+    statements: config.statements,
+    files: config.files,
+    diagnostics: config.diagnostics,
+    buildRunning,
+    ...(eventLog ? { eventLog } : {}),
+    notes,
+    getVar,
+  };
+}
+
+function defined<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
+}
+
+/** A bitbake.conf's `?=` is a default, not the user's setting. */
+const isDefaultsFile = (file: string) => basename(file) === 'bitbake.conf' || file.startsWith('<built-in');
+
+function confVar(data: DataStore, name: string): ResolvedVar {
+  const v = data.getVar(name);
+  if (v === undefined) return { value: undefined, source: 'default' };
+  const resolved: ResolvedVar = {
+    value: v.value,
+    source: v.loc && !isDefaultsFile(v.loc.file) ? 'conf' : 'default',
+  };
+  if (v.loc) {
+    resolved.file = v.loc.file;
+    resolved.line = v.loc.line;
+  }
+  if (v.needsBitBake) resolved.needsBitBake = true;
+  return resolved;
+}
+
+/** BitBake's own rules for what the conf leaves to Python (`${@oe.utils.cpu_count()}`) or unset. */
+function fillDefaults(vars: Record<BuildVarName, ResolvedVar>, cpus: number): void {
+  const threads = vars.BB_NUMBER_THREADS;
+  if (threads.value === undefined || threads.needsBitBake) {
+    vars.BB_NUMBER_THREADS = {
+      value: String(cpus),
+      source: 'default',
+      note: 'CPUs available to the process (affinity), capped at 64',
+    };
+  }
+  const make = vars.PARALLEL_MAKE;
+  if (make.value === undefined || make.needsBitBake) {
+    vars.PARALLEL_MAKE = {
+      value: `-j ${cpus}`,
+      source: 'default',
+      note: '-j <CPUs available>, capped at 64',
+    };
+  }
+  if (vars.BB_SCHEDULER.value === undefined) {
+    const rmWork = (vars.INHERIT.value ?? '').split(/\s+/).includes('rm_work');
+    vars.BB_SCHEDULER = rmWork
+      ? { value: 'completion', source: 'default', note: 'BB_SCHEDULER ?= "completion" in rm_work.bbclass' }
+      : { value: 'speed', source: 'default', note: "BitBake's default scheduler" };
+  }
+}
+
+/** Where BB_DEFAULT_EVENTLOG puts event logs (`${LOG_DIR}/eventlog/${DATETIME}.json` by default). */
+function eventLogDir(fromConf: (n: string) => ResolvedVar, topdir: string): string | undefined {
+  const configured = fromConf('BB_DEFAULT_EVENTLOG');
+  if (configured.value && !configured.needsBitBake && isAbsolute(configured.value))
+    return dirname(configured.value);
+  const logDir = fromConf('LOG_DIR').value;
+  if (logDir && isAbsolute(logDir)) return join(logDir, 'eventlog');
+  return join(topdir, 'tmp', 'log', 'eventlog');
+}
+
+function mtime(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * BitBake stops at the first error in a conf file; so does rambake, with that file and line,
+ * except for the errors a command reports itself (doctor turns `old-override-syntax` into a finding).
+ */
+export function assertReadable(bd: BuildDir, reportedByCaller: ReadonlySet<string> = new Set()): void {
+  const first = bd.diagnostics.find((d) => d.severity === 'error' && !reportedByCaller.has(d.code));
+  if (first) throw new ConfSyntaxError(first.file, first.line, first.message, first.expected);
+}

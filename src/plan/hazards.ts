@@ -1,0 +1,270 @@
+// The checks `doctor` runs and `apply` refuses on: pure functions over the BuildDir model and
+// the facts gathered about the host. Each check returns findings; none throws.
+
+import { basename, dirname, join, relative } from 'node:path';
+import type { BuildDir } from '../bitbake/builddir-types.js';
+import type { Statement } from '../bitbake/conf/types.js';
+import { formatBytes } from '../report/format.js';
+import type { BuildFacts, MountFacts, PathKey } from './facts-types.js';
+import type { Finding } from './findings.js';
+
+const USER_CONFS = new Set(['site.conf', 'auto.conf', 'toolcfg.conf', 'local.conf']);
+/** bitbake.conf sets these with ?= before the user's conf files are read (bitbake-formats.md §2). */
+const SET_EARLY = new Set(['TMPDIR', 'STAMPS_DIR', 'BASE_WORKDIR', 'DEPLOY_DIR']);
+const PER_BUILD = ['TMPDIR', 'STAMPS_DIR', 'BASE_WORKDIR', 'DEPLOY_DIR', 'LOG_DIR', 'BUILDSTATS_BASE'];
+const MIN_INOTIFY_WATCHES = 65_536;
+
+const DIAGNOSTIC_FIXES: Record<string, string> = {
+  'old-override-syntax': 'use the colon syntax: FOO:append = "…" instead of FOO_append = "…"',
+  'classes-not-parsed':
+    "rambake reads conf files only; after one build (or with bitbake-getvar on PATH) it uses BitBake's own values",
+  'layer-compat-unset': "set LAYERSERIES_COMPAT_<collection> in the layer's conf/layer.conf",
+};
+
+export function checkHazards(bd: BuildDir, facts: BuildFacts): Finding[] {
+  return [
+    ...checkConfDiagnostics(bd),
+    ...checkStatements(bd),
+    ...checkBaseWorkdir(bd),
+    ...checkTmpdirPath(bd, facts),
+    ...checkMounts(bd, facts),
+    ...checkHost(bd, facts),
+  ];
+}
+
+const isUserConf = (bd: BuildDir, file: string) =>
+  USER_CONFS.has(basename(file)) && (dirname(file) === join(bd.topdir, 'conf') || file === bd.sharedSiteConf);
+const baseName = (s: Extract<Statement, { kind: 'assign' }>) => s.name.split(':')[0] ?? s.name;
+const where = (s: Statement) => ({ file: s.loc.file, line: s.loc.line });
+
+/** The parser's and layer checks' findings (old override syntax, incompatible layers, …). */
+function checkConfDiagnostics(bd: BuildDir): Finding[] {
+  return bd.diagnostics.map((d) => ({
+    id: d.code,
+    severity: d.severity,
+    message: d.message,
+    file: d.file,
+    ...(d.line === undefined ? {} : { line: d.line }),
+    fix:
+      DIAGNOSTIC_FIXES[d.code] ??
+      (d.expected ? `write ${d.expected}` : 'correct the line as the message says'),
+  }));
+}
+
+function checkStatements(bd: BuildDir): Finding[] {
+  const out: Finding[] = [];
+  for (const s of bd.statements) {
+    if (s.kind !== 'assign' || s.flag !== undefined) continue;
+    const name = baseName(s);
+    const plainName = s.name === name;
+    if (plainName && SET_EARLY.has(name) && (s.op === '?=' || s.op === '??=') && isUserConf(bd, s.loc.file)) {
+      out.push({
+        id: 'noop-weak-assignment',
+        severity: 'warning',
+        message: `${name} ${s.op} in ${basename(s.loc.file)} does nothing: bitbake.conf already set ${name} with ?= before ${basename(s.loc.file)} was read`,
+        ...where(s),
+        fix: `write ${name} = "${s.value}"`,
+      });
+    }
+    if (name === 'RM_WORK_EXCLUDE_ITEMS' && plainName && isUserConf(bd, s.loc.file)) {
+      out.push({
+        id: 'rm-work-items-lost',
+        severity: 'warning',
+        message: `RM_WORK_EXCLUDE_ITEMS ${s.op} is lost: rm_work.bbclass sets RM_WORK_EXCLUDE_ITEMS = "temp" with a hard = after the conf files`,
+        ...where(s),
+        fix: `write RM_WORK_EXCLUDE_ITEMS:append = " ${s.value.trim()}"`,
+      });
+    }
+    if (bd.sharedSiteConf && s.loc.file === bd.sharedSiteConf && PER_BUILD.includes(name)) {
+      out.push({
+        id: 'shared-site-conf',
+        severity: 'warning',
+        message: `${name} is set in site.conf, which bitbake-setup shares between every setup: all builds get this path`,
+        ...where(s),
+        fix: `move the ${name} line to ${join(bd.topdir, 'conf', 'auto.conf')} or local.conf`,
+      });
+    }
+  }
+  return out;
+}
+
+function checkBaseWorkdir(bd: BuildDir): Finding[] {
+  const v = bd.vars.BASE_WORKDIR;
+  if (v.source === 'default') return [];
+  const expected = join(bd.paths.tmpdir, 'work');
+  if (v.value === expected) return [];
+  return [
+    {
+      id: 'base-workdir-changed',
+      severity: 'warning',
+      message: `BASE_WORKDIR is changed to ${v.value}: it is part of task signatures, so every recipe misses sstate and re-runs packaging QA`,
+      ...(v.file ? { file: v.file } : {}),
+      ...(v.line ? { line: v.line } : {}),
+      fix: 'move TMPDIR instead (hash-excluded), or mount the tmpfs at ${TMPDIR}/work; remove the BASE_WORKDIR line',
+    },
+  ];
+}
+
+function checkTmpdirPath(bd: BuildDir, facts: BuildFacts): Finding[] {
+  const out: Finding[] = [];
+  const tmpdir = bd.paths.tmpdir;
+  const v = bd.vars.TMPDIR;
+  const at = { ...(v.file ? { file: v.file } : {}), ...(v.line ? { line: v.line } : {}) };
+  const bad: string[] = [];
+  if (tmpdir.split('/').includes('..')) bad.push('".."');
+  if (tmpdir.includes('~')) bad.push('"~"');
+  for (const ch of ['+', '@', '%', ' '])
+    if (tmpdir.includes(ch)) bad.push(ch === ' ' ? 'a space' : `"${ch}"`);
+  if (tmpdir === '/') bad.push('the root folder');
+  if (tmpdir.length > 400) bad.push(`${tmpdir.length} characters (BitBake allows 400)`);
+  if (bad.length > 0) {
+    out.push({
+      id: 'tmpdir-bad-path',
+      severity: 'error',
+      message: `TMPDIR ${tmpdir} has ${bad.join(', ')}: BitBake's sanity check refuses it`,
+      ...at,
+      fix: 'choose a plain absolute path, e.g. /mnt/rambake/tmp',
+    });
+  }
+  if (facts.savedTmpdir !== undefined && facts.savedTmpdir !== tmpdir) {
+    out.push({
+      id: 'tmpdir-moved',
+      severity: 'error',
+      message: `${join(tmpdir, 'saved_tmpdir')} names ${facts.savedTmpdir}: BitBake stops with "Error, TMPDIR has changed location"`,
+      file: join(tmpdir, 'saved_tmpdir'),
+      fix: `move the folder back to ${facts.savedTmpdir}, or start from an empty TMPDIR`,
+    });
+  }
+  return out;
+}
+
+const isRam = (m: MountFacts | undefined) => m?.fsType === 'tmpfs' || m?.fsType === 'ramfs';
+
+function checkMounts(bd: BuildDir, facts: BuildFacts): Finding[] {
+  const out: Finding[] = [];
+  const p = facts.paths;
+  const tmpMount = p.tmpdir.mount;
+  if (tmpMount?.options.includes('noexec')) {
+    out.push({
+      id: 'tmpdir-noexec',
+      severity: 'error',
+      message: `TMPDIR ${bd.paths.tmpdir} is on ${tmpMount.mountPoint} mounted noexec: native tools run from TMPDIR, so the build fails`,
+      fix: `remount without noexec: mount -o remount,exec ${tmpMount.mountPoint} (Docker's --tmpfs is noexec by default: add :exec)`,
+    });
+  }
+  if (facts.tmp?.options.includes('noexec')) {
+    out.push({
+      id: 'tmp-noexec',
+      severity: 'error',
+      message:
+        '/tmp is mounted noexec: BitBake\'s sanity check refuses it ("/tmp shouldn\'t be mounted with noexec")',
+      fix: 'mount -o remount,exec /tmp',
+    });
+  }
+  const work = p.baseWorkdir.mount;
+  const comps = p.componentsDir.mount;
+  if (work && comps && work.id !== comps.id) {
+    out.push({
+      id: 'workdir-components-split',
+      severity: 'warning',
+      message: `work/ (${work.mountPoint}) and sysroots-components/ (${comps.mountPoint}) are on different file systems: every recipe-sysroot hardlink becomes a full copy`,
+      fix: 'keep the whole TMPDIR on one file system: move TMPDIR to the tmpfs rather than WORKDIR alone',
+    });
+  }
+  const persistent: [PathKey, string][] = [
+    ['dlDir', 'DL_DIR'],
+    ['sstateDir', 'SSTATE_DIR'],
+    ['deployDir', 'DEPLOY_DIR'],
+    ['persistentDir', 'PERSISTENT_DIR'],
+    ['buildstatsBase', 'BUILDSTATS_BASE'],
+    ['logDir', 'LOG_DIR'],
+  ];
+  for (const [key, name] of persistent) {
+    const m = p[key].mount;
+    if (!isRam(m)) continue;
+    out.push({
+      id: 'persistent-dir-in-tmpfs',
+      severity: 'warning',
+      message: `${name} ${p[key].path} is on a ${m?.fsType} (${m?.mountPoint}): it is lost at reboot or unmount`,
+      fix: `set ${name} to a folder on disk, e.g. ${join(bd.topdir, name === 'DL_DIR' ? 'downloads' : 'rambake-keep', name.toLowerCase())}`,
+    });
+  }
+  const stamps = p.stampsDir.mount;
+  if (isRam(work) && stamps && work && stamps.id !== work.id) {
+    out.push({
+      id: 'stamps-outlive-workdir',
+      severity: 'error',
+      message: `work/ is on a tmpfs but stamps/ (${bd.paths.stampsDir}) is on ${stamps.fsType}: after a reboot BitBake trusts stamps for work directories that are gone`,
+      fix: 'put the whole TMPDIR on the tmpfs (stamps, sstate-control, sysroots-components and work live and die together)',
+    });
+  }
+  if (isRam(tmpMount) || isRam(work)) {
+    if (!bd.rmWork) {
+      out.push({
+        id: 'rm-work-off-on-tmpfs',
+        severity: 'warning',
+        message:
+          'TMPDIR is on a tmpfs but rm_work is off: core-image-sato needs about 133 GB without rm_work, 39 GB with it',
+        fix: 'add INHERIT += "rm_work" (rambake apply does)',
+      });
+    }
+    const ram = tmpMount ?? work;
+    const size =
+      ram?.sizeBytes ?? (ram === tmpMount ? p.tmpdir.fs?.totalBytes : p.baseWorkdir.fs?.totalBytes);
+    const limit = facts.host.memTotal + facts.host.swapTotal;
+    if (size !== undefined && size > limit) {
+      out.push({
+        id: 'tmpfs-oversized',
+        severity: 'error',
+        message: `the tmpfs at ${ram?.mountPoint} may grow to ${formatBytes(size)}, more than RAM + swap (${formatBytes(limit)}): a full build runs the machine out of memory before BitBake's disk monitor stops it`,
+        fix: 'remount it smaller (rambake plan proposes a size), or add swap',
+      });
+    }
+    if (facts.host.swapTotal === 0) {
+      out.push({
+        id: 'no-swap',
+        severity: 'warning',
+        message: 'no swap: tmpfs pages cannot be swapped out, so the tmpfs and the compilers share RAM alone',
+        fix: 'add a swap file (e.g. 16 GiB) so cold tmpfs pages can leave RAM',
+      });
+    }
+  } else if (facts.host.swapTotal === 0) {
+    out.push({
+      id: 'no-swap',
+      severity: 'info',
+      message: 'no swap: a RAM build would have to fit in RAM alone',
+      fix: 'add a swap file before moving TMPDIR to a tmpfs',
+    });
+  }
+  if (bd.rmWork && bd.vars.BB_SCHEDULER.value !== 'completion') {
+    const v = bd.vars.BB_SCHEDULER;
+    out.push({
+      id: 'scheduler-overridden',
+      severity: 'warning',
+      message: `rm_work is on but BB_SCHEDULER is "${v.value}": recipes are not finished and cleaned before new ones start, so the peak grows`,
+      ...(v.file ? { file: v.file } : {}),
+      ...(v.line ? { line: v.line } : {}),
+      fix: 'remove the BB_SCHEDULER line (rm_work.bbclass sets "completion"), or set BB_SCHEDULER = "completion"',
+    });
+  }
+  return out;
+}
+
+function checkHost(_bd: BuildDir, facts: BuildFacts): Finding[] {
+  const watches = facts.host.inotifyMaxUserWatches;
+  if (watches === undefined || watches >= MIN_INOTIFY_WATCHES) return [];
+  return [
+    {
+      id: 'inotify-limit-low',
+      severity: 'warning',
+      message: `fs.inotify.max_user_watches is ${watches}: rambake watch, IDEs and BitBake's own inotify use share it`,
+      fix: 'sysctl fs.inotify.max_user_watches=524288 (and put it in /etc/sysctl.d/ to keep it)',
+    },
+  ];
+}
+
+/** A path relative to TOPDIR when inside it, for short messages. */
+export function shortPath(bd: BuildDir, path: string): string {
+  const rel = relative(bd.topdir, path);
+  return rel.startsWith('..') ? path : rel || '.';
+}

@@ -1,0 +1,93 @@
+// The recorded-run timeline: `${TOPDIR}/rambake/runs/<start-time>.jsonl`, one JSON object per
+// line, flushed as written, so a watcher killed with -9 leaves a file every reader accepts
+// (a torn last line is ignored). Written by watch/ (`rambake watch`, `rambake run`); read by
+// plan (history), report and steps.
+
+export const TIMELINE_SCHEMA_VERSION = 1;
+
+/** First line. */
+export interface TimelineHeader {
+  type: 'header';
+  schemaVersion: number;
+  /** ISO time the watcher started. */
+  startedAt: string;
+  buildDir: string;
+  tmpdir: string;
+  /** The file system holding TMPDIR (a tmpfs for a RAM build). */
+  tmpfs: { mountPoint: string; fsType: string; source: string; sizeBytes?: number; nrInodes?: number };
+  host: { memTotal: number; swapTotal: number; cpus: number };
+  command?: string[];
+  bbNumberThreads?: number;
+}
+
+/** Every interval: the file system's fill and the live work dirs' sizes. */
+export interface TimelineSample {
+  type: 'sample';
+  /** Epoch milliseconds. */
+  t: number;
+  fs: { usedBytes: number; totalBytes: number; usedInodes: number; totalInodes: number };
+  /** Bytes per live work dir, keyed `<arch>/<pn>/<pv>` (hardlink-aware, once per inode). */
+  workdirs: Record<string, number>;
+}
+
+export type WorkdirState =
+  | 'active'
+  | 'waiting-rm-work'
+  | 'cleaned'
+  | 'refilled'
+  | 'excluded'
+  | 'work-shared'
+  | 'stale'
+  | 'failed';
+
+export type TimelineEvent =
+  | { type: 'task-start'; t: number; pf?: string; pn: string; task: string; setscene: boolean; tid?: string }
+  | {
+      type: 'task-end';
+      t: number;
+      pn: string;
+      pf?: string;
+      task: string;
+      setscene: boolean;
+      status: 'succeeded' | 'failed';
+    }
+  | {
+      type: 'workdir-appear' | 'workdir-disappear';
+      t: number;
+      workdir: string;
+      arch: string;
+      pn: string;
+      pv: string;
+    }
+  | {
+      type: 'workdir-state';
+      t: number;
+      workdir: string;
+      pn: string;
+      pv: string;
+      state: WorkdirState;
+      reason?: string;
+    }
+  | { type: 'enospc'; t: number; message: string }
+  | { type: 'build-start' | 'build-end'; t: number; log?: string; exitCode?: number };
+
+/** Last line when the watcher ended cleanly (absent after kill -9: readers recompute it). */
+export interface TimelineSummary {
+  type: 'summary';
+  t: number;
+  peak: { bytes: number; inodes: number; at: number };
+  heldGiBMin: number;
+  /** Peak bytes per work dir (`<arch>/<pn>/<pv>`), over the whole run. */
+  workdirPeaks: Record<string, number>;
+  lingering: {
+    pn: string;
+    pv: string;
+    workdir: string;
+    state: WorkdirState;
+    bytes: number;
+    reason: string;
+  }[];
+  exitCode?: number;
+}
+
+export type TimelineLine = TimelineHeader | TimelineSample | TimelineEvent | TimelineSummary;

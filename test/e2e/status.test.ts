@@ -1,0 +1,123 @@
+// `rambake status` as a user runs it: the built binary, a scrubbed env, --json parsed.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { copyExample, copyFixture, runRambake } from '../helpers/exec.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+describe('rambake status (classic layout, the sample build)', () => {
+  it('resolves every path and variable with its provenance', async () => {
+    const ex = copyExample();
+    cleanups.push(ex.cleanup);
+    const r = await runRambake(['status', '--json', '--build-dir', ex.topdir]);
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.schemaVersion).toBe(1);
+    expect(s.buildDir.layout).toBe('classic');
+    expect(s.buildDir.topdir).toBe(ex.topdir);
+    expect(s.layers.map((l: { collection: string }) => l.collection)).toEqual(['core', 'yocto', 'demo-bsp']);
+    // TMPDIR ?= in local.conf is a no-op: bitbake.conf's default wins.
+    expect(s.vars.TMPDIR).toMatchObject({ value: join(ex.topdir, 'tmp'), source: 'default' });
+    expect(s.vars.TMPDIR.file).toMatch(/layers\/meta\/conf\/bitbake\.conf$/);
+    // DL_DIR ?= in local.conf works: bitbake.conf sets its default after local.conf.
+    expect(s.vars.DL_DIR).toMatchObject({ value: `${ex.topdir}/../downloads`, source: 'conf' });
+    expect(s.vars.DL_DIR.file).toBe(join(ex.topdir, 'conf', 'local.conf'));
+    expect(s.vars.DL_DIR.line).toBe(12);
+    expect(s.vars.MACHINE).toMatchObject({ value: 'qemux86-64', source: 'conf' });
+    expect(s.vars.DISTRO.value).toBe('poky');
+    expect(s.vars.BB_NUMBER_THREADS.source).toBe('default');
+    expect(Number(s.vars.BB_NUMBER_THREADS.value)).toBeGreaterThan(0);
+    expect(s.vars.RM_WORK_EXCLUDE.value).toBe(' busybox');
+    expect(s.vars.BB_DISKMON_DIRS.value).toContain(`STOPTASKS,${join(ex.topdir, 'tmp')},1G,100K`);
+    expect(s.rmWork).toBe(false);
+    expect(s.paths.tmpdir).toMatchObject({ variable: 'TMPDIR', path: join(ex.topdir, 'tmp'), exists: false });
+    expect(s.paths.componentsDir.path).toBe(join(ex.topdir, 'tmp', 'sysroots-components'));
+    expect(s.paths.tmpdir.mount.fsType).toMatch(/\w/);
+    expect(s.paths.tmpdir.fs.totalBytes).toBeGreaterThan(0);
+    expect(s.host.memTotal).toBeGreaterThan(0);
+    for (const name of ['TOPDIR', 'SSTATE_MANIFESTS', 'BUILDSTATS_BASE', 'BB_HASHSERVE', 'SSTATE_MIRRORS']) {
+      expect(s.vars).toHaveProperty(name);
+    }
+  });
+
+  it('prints an aligned human report', async () => {
+    const ex = copyExample();
+    cleanups.push(ex.cleanup);
+    const r = await runRambake(['status'], { cwd: join(ex.topdir, 'conf') });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain(`Build directory  ${ex.topdir}  (classic layout)`);
+    expect(r.stdout).toMatch(
+      /^ {2}TMPDIR +\$\{TOPDIR\}\/tmp +default +\.\.\/layers\/meta\/conf\/bitbake\.conf:\d+$/m,
+    );
+    expect(r.stdout).toMatch(/^ {2}DL_DIR +\$\{TOPDIR\}\/\.\.\/downloads +conf +conf\/local\.conf:12$/m);
+    expect(r.stdout).not.toMatch(/\x1b\[/);
+  });
+
+  it('prefers the allvariables line of a fresh event log', async () => {
+    const ex = copyExample();
+    cleanups.push(ex.cleanup);
+    const dir = join(ex.topdir, 'tmp', 'log', 'eventlog');
+    mkdirSync(dir, { recursive: true });
+    const early = Array.from({ length: 5 }, () => JSON.stringify({ class: 'bb.event.X', vars: 'gAN9cQAu' }));
+    const all = {
+      allvariables: { TMPDIR: { v: join(ex.topdir, 'tmp'), history: [] }, MACHINE: { v: 'from-log' } },
+    };
+    writeFileSync(join(dir, '20251130142627.json'), `${[...early, JSON.stringify(all)].join('\n')}\n`);
+    const r = await runRambake(['status', '--json', '-B', ex.topdir]);
+    const s = JSON.parse(r.stdout);
+    expect(s.vars.MACHINE).toEqual({ value: 'from-log', source: 'eventlog' });
+    expect(s.buildDir.eventLog).toBe(join(dir, '20251130142627.json'));
+    const offline = JSON.parse(
+      (await runRambake(['status', '--json', '--no-bitbake', '-B', ex.topdir])).stdout,
+    );
+    expect(offline.vars.MACHINE.source).toBe('conf');
+  });
+});
+
+describe('rambake status (bitbake-setup layout)', () => {
+  it('finds build/ from the setup folder and names the shared site.conf', async () => {
+    const fx = copyFixture('builds/bitbake-setup');
+    cleanups.push(fx.cleanup);
+    const setup = join(fx.path, 'poky-master');
+    const r = await runRambake(['status', '--json', '--build-dir', setup]);
+    expect(r.exitCode).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.buildDir).toMatchObject({
+      layout: 'bitbake-setup',
+      topdir: join(setup, 'build'),
+      setupDir: setup,
+      sharedSiteConf: join(fx.path, 'site.conf'),
+    });
+    expect(s.vars.TMPDIR).toMatchObject({ value: '/var/tmp/shared-tmp', source: 'conf' });
+    expect(s.vars.SSTATE_MIRRORS.value).toMatch(/^file:\/\/.* http/);
+    expect(s.vars.SSTATE_MIRRORS.file).toMatch(/fragments\/yocto\/sstate-mirror-cdn.conf$/);
+    expect(s.buildDir.confFiles.toolcfg).toBe(join(setup, 'build', 'conf', 'toolcfg.conf'));
+  });
+});
+
+describe('finding the build directory', () => {
+  it('uses $BUILDDIR as oe-init-build-env exports it', async () => {
+    const ex = copyExample();
+    cleanups.push(ex.cleanup);
+    const r = await runRambake(['status', '--json'], { cwd: '/', env: { BUILDDIR: ex.topdir } });
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).buildDir.topdir).toBe(ex.topdir);
+  });
+
+  it('says what it looked for, in one line, and exits 2', async () => {
+    const r = await runRambake(['status'], { cwd: '/' });
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toBe(
+      'rambake: not a BitBake build directory: no conf/bblayers.conf in / or any folder above it',
+    );
+    expect(lines[1]).toMatch(/hint: .*oe-init-build-env/);
+  });
+});
