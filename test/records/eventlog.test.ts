@@ -1,0 +1,62 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findNewestEventLog, parseAllVariablesLine, readAllVariables } from '../../src/bitbake/eventlog.js';
+import { readLines } from '../../src/bitbake/lines.js';
+
+const fixtures = fileURLToPath(new URL('../fixtures/records/', import.meta.url));
+const good = join(fixtures, 'eventlog-allvariables-line-48');
+
+describe('event log', () => {
+  let dir = '';
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds the newest log by name, in LOG_DIR or its eventlog/ folder', async () => {
+    expect(await findNewestEventLog(good)).toBe(join(good, '20251130142627.json'));
+    dir = mkdtempSync(join(tmpdir(), 'rambake-eventlog-'));
+    expect(await findNewestEventLog(dir)).toBeUndefined();
+    const sub = join(dir, 'eventlog');
+    writeFileSync(join(dir, 'x.json'), '');
+    mkdirSync(sub);
+    writeFileSync(join(sub, '20250101000000.json'), '');
+    writeFileSync(join(sub, '20251231000000.json'), '');
+    expect(await findNewestEventLog(dir)).toBe(join(sub, '20251231000000.json'));
+  });
+
+  it('reads allvariables from line 48 and stops there, despite a torn last line', async () => {
+    const file = join(good, '20251130142627.json');
+    let at = 0;
+    await readLines(file, (line, no) => {
+      if (line.startsWith('{"allvariables"')) at = no;
+    });
+    expect(at).toBe(48);
+    expect(await readAllVariables(file)).toEqual({
+      TMPDIR: {
+        v: '/home/u/build/tmp',
+        history: [
+          {
+            variable: 'TMPDIR',
+            file: '/home/u/poky/meta/conf/bitbake.conf',
+            line: 387,
+            op: 'set?',
+            detail: '${TOPDIR}/tmp',
+          },
+        ],
+      },
+      MACHINE: { v: 'qemux86-64', history: [] },
+      BB_NUMBER_THREADS: { v: '16' },
+      INHERIT: { v: ' poky-sanity rm_work' },
+    });
+  });
+
+  it('gives undefined for a log without the line, a torn line, or no file', async () => {
+    expect(await readAllVariables(join(good, '20251129080000.json'))).toBeUndefined();
+    expect(await readAllVariables(join(fixtures, 'eventlog-torn', '20251130142627.json'))).toBeUndefined();
+    expect(await readAllVariables(join(fixtures, 'eventlog-torn', 'missing.json'))).toBeUndefined();
+    expect(parseAllVariablesLine('{"allvariables": []}')).toBeUndefined();
+  });
+});
