@@ -1,0 +1,212 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InodeSet, scanTree } from '../../src/system/du.js';
+import { TreeWalker } from '../../src/system/du-walk.js';
+
+// GNU du is the reference: every figure below is compared with what it prints.
+const duBytes = async (...paths: string[]): Promise<number[]> => {
+  const { stdout } = await execa('du', ['-sB1', ...paths]);
+  return stdout.split('\n').map((line) => Number(line.split('\t')[0]));
+};
+const duInodes = async (p: string): Promise<number> => {
+  const { stdout } = await execa('du', ['-s', '--inodes', p]);
+  return Number(stdout.split('\t')[0]);
+};
+const blocksOf = (p: string) => fs.lstatSync(p).blocks * 512;
+
+const write = (p: string, bytes: number) => {
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  fs.writeFileSync(p, Buffer.alloc(bytes, 7));
+};
+
+/**
+ * A miniature TMPDIR: recipe sysroots hard-linked from sysroots-components, a link shared
+ * by two recipes, links inside one folder, symlinks (file, folder, dangling), a sparse file,
+ * empty folders, a file at the root.
+ */
+function makeTree(root: string) {
+  const comp = path.join(root, 'sysroots-components/core2-64/zlib/usr/lib');
+  write(path.join(comp, 'libz.so.1.3'), 90_000);
+  write(path.join(comp, 'libz.a'), 130_000);
+  const zlib = path.join(root, 'work/core2-64/zlib/1.3');
+  const curl = path.join(root, 'work/core2-64/curl/8.0');
+  for (const recipe of [zlib, curl]) {
+    fs.mkdirSync(path.join(recipe, 'recipe-sysroot/usr/lib'), { recursive: true });
+    fs.linkSync(path.join(comp, 'libz.so.1.3'), path.join(recipe, 'recipe-sysroot/usr/lib/libz.so.1.3'));
+  }
+  fs.linkSync(path.join(comp, 'libz.a'), path.join(zlib, 'recipe-sysroot/usr/lib/libz.a'));
+  write(path.join(zlib, 'build/libz.o'), 20_000);
+  fs.linkSync(path.join(zlib, 'build/libz.o'), path.join(zlib, 'build/libz-copy.o'));
+  write(path.join(curl, 'image/usr/bin/curl'), 250_000);
+  fs.symlinkSync('curl', path.join(curl, 'image/usr/bin/curl-link'));
+  fs.symlinkSync('../../../../zlib', path.join(curl, 'zlib-dir-link'));
+  fs.symlinkSync('/no/such/target', path.join(curl, 'dangling'));
+  const sparse = path.join(curl, 'build/sparse.img');
+  write(sparse, 0);
+  const fd = fs.openSync(sparse, 'r+');
+  fs.writeSync(fd, Buffer.from('x'), 0, 1, 5_000_000);
+  fs.ftruncateSync(fd, 50_000_000);
+  fs.closeSync(fd);
+  fs.mkdirSync(path.join(curl, 'temp'));
+  fs.mkdirSync(path.join(root, 'stamps/core2-64/empty'), { recursive: true });
+  write(path.join(root, 'abi_version'), 3);
+  write(path.join(root, 'work/core2-64/zlib/stray-file'), 5000);
+  return { comp, zlib, curl };
+}
+
+describe.runIf(process.platform === 'linux')('scanTree', () => {
+  let root = '';
+  let tree: ReturnType<typeof makeTree>;
+  beforeAll(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'rambake-du-'));
+    tree = makeTree(root);
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it.each([0, 1, 3])('equals du -sB1 and du --inodes with %i workers', async (workers) => {
+    const result = await scanTree(root, { workers });
+    expect(result.bytes).toBe((await duBytes(root))[0]);
+    expect(result.inodes).toBe(await duInodes(root));
+    expect(result.errors).toEqual([]);
+    expect(result.dirs).toBe(Number((await execa('find', [root, '-type', 'd'])).stdout.split('\n').length));
+    expect(result.files).toBe(
+      Number((await execa('find', [root, '!', '-type', 'd'])).stdout.split('\n').length),
+    );
+  });
+
+  it('gives each folder what du prints for it alone', async () => {
+    const result = await scanTree(root, { groupDepth: 4, workers: 2 });
+    const folders = [
+      'work',
+      'work/core2-64',
+      'work/core2-64/zlib',
+      'work/core2-64/zlib/1.3',
+      'sysroots-components',
+    ];
+    const expected = await duBytes(...folders.map((f) => path.join(root, f)).map((p) => p));
+    // du given several folders would not recount links across them: ask one at a time.
+    for (const [i, folder] of folders.entries()) {
+      const [alone] = await duBytes(path.join(root, folder));
+      expect(result.groups.get(folder)?.bytes, folder).toBe(alone);
+      if (i === 0) expect(expected[0]).toBe(alone);
+    }
+    expect(result.groups.get('')?.bytes).toBe(result.bytes);
+    // Folders deeper than groupDepth are part of their ancestor's group.
+    expect(result.groups.has('work/core2-64/zlib/1.3/build')).toBe(false);
+  });
+
+  it('splits shared and unique bytes and attributes each inode once', async () => {
+    const { groups, bytes } = await scanTree(root, { groupDepth: 4, workers: 2 });
+    const libSo = blocksOf(path.join(tree.comp, 'libz.so.1.3'));
+    const libA = blocksOf(path.join(tree.comp, 'libz.a'));
+    const zlib = groups.get('work/core2-64/zlib/1.3')!;
+    const curl = groups.get('work/core2-64/curl/8.0')!;
+    const components = groups.get('sysroots-components')!;
+    // Links inside one folder (libz.o, libz-copy.o) stay unique to it.
+    expect(zlib.uniqueBytes).toBe(zlib.bytes - libSo - libA);
+    expect(curl.uniqueBytes).toBe(curl.bytes - libSo);
+    expect(components.uniqueBytes).toBe(components.bytes - libSo - libA);
+    // libz.so is shared by both recipes: unique to work/ and work/core2-64, not to one recipe.
+    expect(groups.get('work')!.uniqueBytes).toBe(groups.get('work')!.bytes - libSo - libA);
+    // 'sysroots-components' sorts before 'work': shared inodes are attributed there.
+    expect(components.attributedBytes).toBe(components.bytes);
+    expect(zlib.attributedBytes).toBe(zlib.uniqueBytes);
+    const topLevel = [...groups].filter(([key]) => key !== '' && !key.includes('/'));
+    const rootOwn = blocksOf(root) + blocksOf(path.join(root, 'abi_version'));
+    expect(topLevel.reduce((sum, [, g]) => sum + g.attributedBytes, rootOwn)).toBe(bytes);
+    expect(groups.get('')!.attributedBytes).toBe(bytes);
+  });
+
+  it('attributes the same way whatever the number of workers', async () => {
+    const one = await scanTree(root, { groupDepth: 5, workers: 0 });
+    const three = await scanTree(root, { groupDepth: 5, workers: 3 });
+    expect([...three.groups]).toEqual([...one.groups]);
+  });
+
+  it('does not recount inodes in a shared seen set, as du does across its arguments', async () => {
+    const seen = new InodeSet();
+    const components = await scanTree(path.join(root, 'sysroots-components'), { seen, workers: 0 });
+    const work = await scanTree(path.join(root, 'work'), { seen, workers: 0, groupDepth: 1 });
+    const [duComponents, duWork] = await duBytes(
+      path.join(root, 'sysroots-components'),
+      path.join(root, 'work'),
+    );
+    expect(components.bytes).toBe(duComponents);
+    expect(work.bytes).toBe(duWork);
+    expect(work.groups.get('')!.bytes).toBe((await duBytes(path.join(root, 'work')))[0]);
+    expect(work.groups.get('')!.attributedBytes).toBe(duWork);
+    expect(seen.size).toBe(3);
+  });
+
+  it('counts a symlink or a file given as the root, without following it', async () => {
+    const link = path.join(tree.curl, 'zlib-dir-link');
+    expect((await scanTree(link)).bytes).toBe((await duBytes(link))[0]);
+    const file = path.join(tree.comp, 'libz.a');
+    const result = await scanTree(file);
+    expect(result.bytes).toBe((await duBytes(file))[0]);
+    expect(result).toMatchObject({ files: 1, dirs: 0, inodes: 1 });
+  });
+
+  it('collects a missing root as an error instead of throwing', async () => {
+    const result = await scanTree(path.join(root, 'gone'));
+    expect(result).toMatchObject({
+      bytes: 0,
+      inodes: 0,
+      errors: [{ path: path.join(root, 'gone'), code: 'ENOENT' }],
+    });
+  });
+
+  it('collects folders that vanish between listing and reading (rm_work at work)', () => {
+    const walker = new TreeWalker(0, () => {});
+    walker.stack.push({ path: path.join(root, 'work/core2-64/removed-by-rm_work'), depth: 3, group: '' });
+    walker.stack.push({ path: path.join(tree.comp, 'libz.a'), depth: 3, group: '' });
+    expect(walker.run(10)).toBe(false);
+    expect(walker.totals().errors.map((e) => e.code)).toEqual(['ENOTDIR', 'ENOENT']);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('counts an unreadable folder itself and reports EACCES', async () => {
+    const locked = path.join(root, 'stamps/locked');
+    fs.mkdirSync(locked);
+    write(path.join(locked, 'hidden'), 10_000);
+    fs.chmodSync(locked, 0);
+    try {
+      const result = await scanTree(root, { workers: 0 });
+      expect(result.errors).toEqual([{ path: locked, code: 'EACCES' }]);
+      expect(result.bytes).toBe((await duBytes(root).catch((e) => [Number(e.stdout.split('\t')[0])]))[0]);
+    } finally {
+      fs.chmodSync(locked, 0o755);
+      fs.rmSync(locked, { recursive: true });
+    }
+  });
+});
+
+describe.runIf(process.platform === 'linux')('scanTree on a wider tree', () => {
+  let root = '';
+  beforeAll(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'rambake-du-wide-'));
+    const shared = path.join(root, 'shared');
+    fs.mkdirSync(shared);
+    for (let i = 0; i < 40; i++) write(path.join(shared, `lib${i}.so`), 1000 * (i + 1));
+    for (let a = 0; a < 12; a++) {
+      for (let b = 0; b < 12; b++) {
+        const dir = path.join(root, `a${a}`, `b${b}`, 'c');
+        for (let f = 0; f < 6; f++) write(path.join(dir, `f${f}`), (a * 131 + b * 17 + f * 1031) % 9000);
+        fs.linkSync(path.join(shared, `lib${(a + b) % 40}.so`), path.join(dir, 'lib.so'));
+      }
+    }
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('keeps exact totals when workers hand each other folders', async () => {
+    const [expected] = await duBytes(root);
+    for (const workers of [2, 4]) {
+      const result = await scanTree(root, { workers, groupDepth: 2 });
+      expect(result.bytes).toBe(expected);
+      expect(result.inodes).toBe(await duInodes(root));
+      expect(result.groups.get('a3/b4')!.bytes).toBe((await duBytes(path.join(root, 'a3/b4')))[0]);
+    }
+  });
+});
