@@ -34,6 +34,10 @@ export function checkHazards(bd: BuildDir, facts: BuildFacts): Finding[] {
 
 const isUserConf = (bd: BuildDir, file: string) =>
   USER_CONFS.has(basename(file)) && (dirname(file) === join(bd.topdir, 'conf') || file === bd.sharedSiteConf);
+/** The build's conf/site.conf when bitbake-setup links it to the one shared file (read via either path). */
+const isSharedSiteConf = (bd: BuildDir, file: string) =>
+  bd.sharedSiteConf !== undefined &&
+  (file === bd.sharedSiteConf || file === join(bd.topdir, 'conf', 'site.conf'));
 const baseName = (s: Extract<Statement, { kind: 'assign' }>) => s.name.split(':')[0] ?? s.name;
 const where = (s: Statement) => ({ file: s.loc.file, line: s.loc.line });
 
@@ -75,12 +79,13 @@ function checkStatements(bd: BuildDir): Finding[] {
         fix: `write RM_WORK_EXCLUDE_ITEMS:append = " ${s.value.trim()}"`,
       });
     }
-    if (bd.sharedSiteConf && s.loc.file === bd.sharedSiteConf && PER_BUILD.includes(name)) {
+    if (isSharedSiteConf(bd, s.loc.file) && PER_BUILD.includes(name)) {
       out.push({
         id: 'shared-site-conf',
         severity: 'warning',
         message: `${name} is set in site.conf, which bitbake-setup shares between every setup: all builds get this path`,
-        ...where(s),
+        file: bd.sharedSiteConf ?? s.loc.file,
+        line: s.loc.line,
         fix: `move the ${name} line to ${join(bd.topdir, 'conf', 'auto.conf')} or local.conf`,
       });
     }
