@@ -80,6 +80,38 @@ describe('rambake status (classic layout, the sample build)', () => {
   });
 });
 
+describe('asking bitbake-getvar', () => {
+  function fakeGetvar(dir: string): string {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    // Answers like bitbake-getvar --value: the value, or exit 1 for an undefined variable.
+    writeFileSync(
+      join(bin, 'bitbake-getvar'),
+      '#!/bin/sh\ncase "$2" in\n  TMPDIR) echo /from/getvar/tmp ;;\n  MACHINE) echo getvar-machine ;;\n' +
+        '  *) echo "ERROR: The variable \'$2\' is not defined" >&2; exit 1 ;;\nesac\n',
+      { mode: 0o755 },
+    );
+    return bin;
+  }
+
+  it("takes BitBake's own answers first, and nothing from it while a build holds bitbake.lock", async () => {
+    const ex = copyExample();
+    cleanups.push(ex.cleanup);
+    const bin = fakeGetvar(ex.root);
+    const env = { PATH: `${bin}:${process.env.PATH}` };
+    const s = JSON.parse((await runRambake(['status', '--json', '-B', ex.topdir], { env })).stdout);
+    expect(s.vars.TMPDIR).toEqual({ value: '/from/getvar/tmp', source: 'bitbake-getvar' });
+    expect(s.vars.MACHINE).toEqual({ value: 'getvar-machine', source: 'bitbake-getvar' });
+    expect(s.vars.SSTATE_MIRRORS).toEqual({ source: 'bitbake-getvar' });
+    expect(s.paths.tmpdir.path).toBe('/from/getvar/tmp');
+    writeFileSync(join(ex.topdir, 'bitbake.lock'), '12345\n');
+    const locked = JSON.parse((await runRambake(['status', '--json', '-B', ex.topdir], { env })).stdout);
+    expect(locked.vars.TMPDIR.source).toBe('default');
+    expect(locked.buildDir.buildRunning).toBe(true);
+    expect(locked.notes.join('\n')).toMatch(/bitbake\.lock/);
+  });
+});
+
 describe('rambake status (bitbake-setup layout)', () => {
   it('finds build/ from the setup folder and names the shared site.conf', async () => {
     const fx = copyFixture('builds/bitbake-setup');
