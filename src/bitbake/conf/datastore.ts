@@ -249,6 +249,18 @@ export class DataStore {
     return out;
   }
 
+  /** Names whose stored text (value, weak default or a pending operation) contains `text`: a cheap pre-filter. */
+  namesMentioning(text: string): string[] {
+    const out: string[] = [];
+    const has = (p: Pending) => p.value.includes(text);
+    for (const [name, e] of this.vars) {
+      if (e.content?.includes(text) || e.weak?.includes(text) || e.append.some(has) || e.prepend.some(has)) {
+        out.push(name);
+      }
+    }
+    return out;
+  }
+
   /** Variables marked for export (`export VAR`, `export VAR = …`). */
   exportedNames(): string[] {
     return [...this.vars].filter(([, e]) => e.flags.get('export') === '1').map(([n]) => n);

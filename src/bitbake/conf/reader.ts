@@ -151,10 +151,23 @@ function readLayers(ctx: EvalContext, bblayers: string): Layer[] {
 /** BitBake's expandVarref: after each layer.conf, `${LAYERDIR}` is replaced in every variable. */
 function bakeReference(data: DataStore, variable: string, value: string): void {
   const ref = `\${${variable}}`;
-  for (const name of data.names()) {
-    const raw = data.getRaw(name);
-    if (raw?.includes(ref)) data.replaceValue(name, raw.split(ref).join(value));
+  // A variable can only get the reference from its own text or an override variant's (listed too).
+  for (const name of data.namesMentioning(ref)) {
+    for (const short of [name, ...shortNames(name)]) bakeOne(data, short, ref, value);
   }
+}
+
+/** `FOO:o1:o2` → ['FOO:o1', 'FOO']: the variables whose value an override variant can become. */
+function shortNames(name: string): string[] {
+  const out: string[] = [];
+  for (let cut = name.lastIndexOf(':'); cut > 0; cut = name.lastIndexOf(':', cut - 1))
+    out.push(name.slice(0, cut));
+  return out;
+}
+
+function bakeOne(data: DataStore, name: string, ref: string, value: string): void {
+  const raw = data.getRaw(name);
+  if (raw?.includes(ref)) data.replaceValue(name, raw.split(ref).join(value));
 }
 
 function readBitbakeConf(ctx: EvalContext): void {
