@@ -85,7 +85,7 @@ export class ConsoleLogParser {
       this.inConfig = true;
       return;
     }
-    parseConsoleLine(line, lineNo, onEvent);
+    onEvent(parseConsoleLine(line, lineNo));
   }
 
   end(onEvent: (event: ConsoleEvent) => void): void {
@@ -127,8 +127,11 @@ export class ConsoleLogParser {
   }
 }
 
-/** Classifies one line outside the Build Configuration block; emits zero or one event. */
-export function parseConsoleLine(line: string, lineNo: number, onEvent: (event: ConsoleEvent) => void): void {
+/**
+ * Classifies one line outside the Build Configuration block (that block needs the state kept
+ * by ConsoleLogParser). Every line gives exactly one event; unknown lines are `text`.
+ */
+export function parseConsoleLine(line: string, lineNo = 1): ConsoleEvent {
   // The summary is printed without a level and often after progress text on the same line.
   const sstateAt = line.indexOf('Sstate summary:');
   if (sstateAt >= 0) {
@@ -149,21 +152,19 @@ export function parseConsoleLine(line: string, lineNo: number, onEvent: (event: 
       // A NOTE: level may precede it; anything else in front is progress text.
       const before = line.slice(0, sstateAt).replace(/NOTE: $/, '');
       if (before !== '') event.progress = before;
-      onEvent(event);
-      return;
+      return event;
     }
   }
   const marker = line.includes(': ') ? LEVEL_MARKER.exec(line) : null;
   if (!marker) {
-    onEvent({ kind: 'text', text: line, lineNo });
-    return;
+    return { kind: 'text', text: line, lineNo };
   }
   const level = marker[1] as LogLevel;
   const text = line.slice(marker.index + marker[0].length);
   const progress = line.slice(0, marker.index + marker[0].length - marker[1]!.length - 2);
   const event = classifyMessage(level, text, lineNo);
   if (progress !== '') event.progress = progress;
-  onEvent(event);
+  return event;
 }
 
 function classifyMessage(level: LogLevel, text: string, lineNo: number): ConsoleEvent {

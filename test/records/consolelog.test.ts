@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ConsoleEvent, parseConsoleLog, readConsoleLog } from '../../src/bitbake/consolelog.js';
+import {
+  type ConsoleEvent,
+  parseConsoleLine,
+  parseConsoleLog,
+  readConsoleLog,
+} from '../../src/bitbake/consolelog.js';
 
 const log = fileURLToPath(
   new URL('../fixtures/records/consolelog-glued-progress-mc-failure/console.log', import.meta.url),
@@ -170,6 +175,18 @@ describe('single lines', () => {
         lineNo: 1,
       },
     ]);
+  });
+
+  it('separates progress text glued before a message', () => {
+    expect(
+      parseConsoleLine('Checking sstate mirror object availability...done.NOTE: Executing Tasks', 7),
+    ).toEqual({
+      kind: 'message',
+      level: 'NOTE',
+      text: 'Executing Tasks',
+      progress: 'Checking sstate mirror object availability...done.',
+      lineNo: 7,
+    });
   });
 
   it('does not mistake a level word inside text for a message', () => {
