@@ -145,6 +145,19 @@ describe('readBuildConfig: includes', () => {
     ]);
   });
 
+  it('an include path that needs Python is not followed, and says so', () => {
+    const io = memoryConfIO({
+      '/b/conf/bblayers.conf': 'BBPATH = "${TOPDIR}"\nBBLAYERS = "/l/core"\n',
+      '/l/core/conf/layer.conf':
+        'BBFILE_COLLECTIONS += "core"\nLAYERSERIES_CORENAMES = "w"\nLAYERSERIES_COMPAT_core = "w"\n',
+      '/b/conf/local.conf':
+        'require ${@"conf/mc/${BB_CURRENT_MC}.conf" if "${BB_CURRENT_MC}" != "" else ""}\n',
+    });
+    const config = readBuildConfig('/b', io);
+    expect(config.diagnostics.filter((d) => d.severity !== 'info')).toEqual([]);
+    expect(config.diagnostics.map((d) => d.code)).toContain('include-needs-bitbake');
+  });
+
   it('include_all reads the path under every BBPATH entry; fragments and env BBPATH', () => {
     const io = memoryConfIO({
       '/b/conf/bblayers.conf': 'BBPATH .= ":${TOPDIR}"\nBBLAYERS = "/l/core /l/other/"\n',

@@ -93,6 +93,17 @@ export function applyStatement(ctx: EvalContext, st: Statement): void {
       else data.delVarFlag(st.name, st.flag, st.loc);
       return;
     case 'include':
+      if (data.expand(st.paths).needsBitBake) {
+        // e.g. oe-core's `require ${@"conf/multiconfig/…" if "${BB_CURRENT_MC}" != "" else ""}`.
+        ctx.diagnostics.push({
+          severity: 'info',
+          code: 'include-needs-bitbake',
+          message: `${st.mode} path needs Python to evaluate; not followed: ${st.paths}`,
+          file: st.loc.file,
+          line: st.loc.line,
+        });
+        return;
+      }
       if (st.mode === 'include_all') {
         const rel = data.expand(st.paths).value.trim();
         for (const dir of bbpathOf(ctx)) includeOne(ctx, path.join(dir, rel), st.loc, 'include');
