@@ -1,0 +1,191 @@
+// What each task leaves on disk: the folders of WORKDIR, the shared areas (work-shared,
+// sysroots-components, deploy, pkgdata), sstate objects and sstate-control manifests.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  cleanWorkdir,
+  linkTree,
+  listFiles,
+  rewriteStampsForRmWork,
+  writeBytes,
+  writeFolder,
+} from './fsops.js';
+import { SSTATE_TASKS } from './graph.js';
+import {
+  componentsOf,
+  manifestPrefixOf,
+  packageArchOf,
+  sstateObjectOf,
+  stampBaseOf,
+  workdirOf,
+} from './naming.js';
+import type { FakeConfig, FolderWrite, ScenarioRecipe } from './types.js';
+
+/** The task that fills each folder a scenario names. */
+export const FOLDER_TASK: Record<string, string> = {
+  downloads: 'do_fetch',
+  sources: 'do_unpack',
+  'kernel-source': 'do_unpack',
+  build: 'do_compile',
+  'kernel-build-artifacts': 'do_shared_workdir',
+  image: 'do_install',
+  'sysroot-destdir': 'do_populate_sysroot',
+  package: 'do_package',
+  'packages-split': 'do_package',
+  pkgdata: 'do_package',
+  'deploy-ipks': 'do_package_write_ipk',
+  'license-destdir': 'do_populate_lic',
+  deploy: 'do_deploy',
+  rootfs: 'do_rootfs',
+  'image-complete': 'do_image_ext4',
+};
+
+/** Folders an sstate task's object holds and setscene restores into WORKDIR as-is. */
+const PLAIN_DIRS: Record<string, string[]> = { do_package: ['package', 'packages-split', 'pkgdata'] };
+
+export interface EffectContext {
+  cfg: FakeConfig;
+  sizeScale: number;
+  byPn: Map<string, ScenarioRecipe>;
+  skipCreation: Set<string>;
+  rmWorkExcluded: (r: ScenarioRecipe) => boolean;
+}
+
+/** Bytes scale linearly; file counts by the square root, so small scales keep some shape. */
+export function scaled(w: FolderWrite, scale: number): FolderWrite {
+  const bytes = Math.round(w[1] * scale);
+  return [Math.max(1, Math.min(Math.round(w[0] * Math.sqrt(scale)), Math.floor(bytes / 512) || 1)), bytes];
+}
+
+/** Where a folder lives: most in WORKDIR; the kernel's in work-shared; downloads in DL_DIR. */
+function folderPath(ctx: EffectContext, r: ScenarioRecipe, folder: string): string {
+  const { cfg } = ctx;
+  if (folder === 'downloads') return path.join(cfg.dlDir, `${r.pn}-${r.pv}`);
+  if (folder === 'kernel-source' || folder === 'kernel-build-artifacts') {
+    return path.join(cfg.workShared, cfg.machine, folder);
+  }
+  if (folder === 'deploy') return path.join(workdirOf(cfg, r), `deploy-${r.pn}`);
+  if (folder === 'image-complete') return path.join(workdirOf(cfg, r), `deploy-${r.pn}-image-complete`);
+  return path.join(workdirOf(cfg, r), folder);
+}
+
+function writesOf(r: ScenarioRecipe, task: string): [string, FolderWrite][] {
+  return Object.entries(r.writes ?? {}).filter(([folder]) => (FOLDER_TASK[folder] ?? 'do_compile') === task);
+}
+
+/** Where a finished sstate task installs its shared output (the sstate manifest lists it). */
+function sharedDestOf(ctx: EffectContext, r: ScenarioRecipe, task: string): string | undefined {
+  const { cfg } = ctx;
+  switch (task) {
+    case 'do_populate_sysroot':
+      return componentsOf(cfg, r);
+    case 'do_package_write_ipk':
+      return path.join(cfg.deployDir, 'ipk', packageArchOf(r));
+    case 'do_populate_lic':
+      return path.join(cfg.deployDir, 'licenses', r.pn);
+    case 'do_deploy':
+    case 'do_image_complete':
+      return path.join(cfg.deployDir, 'images', cfg.machine);
+    case 'do_packagedata':
+      return path.join(cfg.tmpdir, 'pkgdata', cfg.machine);
+    default:
+      return undefined;
+  }
+}
+
+const SOURCE_OF: Record<string, string> = {
+  do_populate_sysroot: 'sysroot-destdir',
+  do_package_write_ipk: 'deploy-ipks',
+  do_populate_lic: 'license-destdir',
+  do_deploy: 'deploy',
+  do_image_complete: 'image-complete',
+};
+
+/** A real (non-noexec) task's effects. */
+export function applyTask(ctx: EffectContext, r: ScenarioRecipe, task: string, hash: string): void {
+  const { cfg } = ctx;
+  const wd = workdirOf(cfg, r);
+  if (task === 'do_rm_work') {
+    if (ctx.rmWorkExcluded(r)) return;
+    rewriteStampsForRmWork(stampBaseOf(cfg, r), SSTATE_TASKS);
+    cleanWorkdir(wd, ['temp']);
+    return;
+  }
+  if (task === 'do_prepare_recipe_sysroot') {
+    for (const dep of sysrootDeps(ctx, r)) {
+      const native = dep.kind === 'native' || dep.kind === 'cross';
+      linkTree(componentsOf(cfg, dep), path.join(wd, native ? 'recipe-sysroot-native' : 'recipe-sysroot'));
+    }
+    fs.mkdirSync(path.join(wd, 'recipe-sysroot'), { recursive: true });
+    return;
+  }
+  for (const [folder, w] of writesOf(r, task)) {
+    const dir = folderPath(ctx, r, folder);
+    if (folder === 'downloads' && fs.existsSync(`${dir}.done`)) continue;
+    const [files, bytes] = scaled(w, ctx.sizeScale);
+    writeFolder(dir, files, bytes, `${r.pn}-`);
+    if (folder === 'downloads') fs.writeFileSync(`${dir}.done`, '');
+  }
+  if (task === 'do_packagedata') writeBytes(path.join(sharedDestOf(ctx, r, task)!, 'runtime', r.pn), 2048);
+  const src = SOURCE_OF[task];
+  const dest = sharedDestOf(ctx, r, task);
+  if (src && dest) linkTree(folderPath(ctx, r, src), dest);
+  if (SSTATE_TASKS.has(task)) finishSstateTask(ctx, r, task, hash, true);
+}
+
+/** A setscene task: restores from the object what the real task would have produced. */
+export function applySetscene(ctx: EffectContext, r: ScenarioRecipe, task: string, hash: string): void {
+  const wd = workdirOf(ctx.cfg, r);
+  const plain = PLAIN_DIRS[task];
+  if (plain) {
+    for (const folder of plain) {
+      const w = r.writes?.[folder];
+      if (w) writeFolder(path.join(wd, folder), ...scaled(w, ctx.sizeScale), `${r.pn}-`);
+    }
+  } else {
+    // sstate unpacks into WORKDIR/sstate-install-<task> first; the folder stays behind.
+    const install = path.join(wd, `sstate-install-${task.replace(/^do_/, '')}`);
+    const w = r.writes?.[SOURCE_OF[task] ?? ''];
+    if (w) writeFolder(install, ...scaled(w, ctx.sizeScale), `${r.pn}-`);
+    else writeBytes(path.join(install, 'manifest'), 256);
+    const dest = sharedDestOf(ctx, r, task);
+    if (dest) linkTree(install, dest);
+  }
+  finishSstateTask(ctx, r, task, hash, false);
+}
+
+/** Manifest, the index line `<STAMP> <MANFILEPREFIX> <WORKDIR>` and (after real tasks) the object. */
+function finishSstateTask(ctx: EffectContext, r: ScenarioRecipe, task: string, hash: string, real: boolean) {
+  const { cfg } = ctx;
+  const prefix = manifestPrefixOf(cfg, r);
+  const dest = sharedDestOf(ctx, r, task);
+  fs.mkdirSync(cfg.sstateManifests, { recursive: true });
+  const listed = dest ? listFiles(dest).map((f) => path.join(dest, f)) : [];
+  fs.writeFileSync(`${prefix}.${task.replace(/^do_/, '')}`, listed.map((f) => `${f}\n`).join(''));
+  const index = path.join(cfg.sstateManifests, `index-${packageArchOf(r)}`);
+  const line = `${stampBaseOf(cfg, r)} ${prefix} ${workdirOf(cfg, r)}\n`;
+  const have = fs.existsSync(index) ? fs.readFileSync(index, 'utf8') : '';
+  if (!have.split('\n').includes(line.trimEnd())) fs.appendFileSync(index, line);
+  if (!real || ctx.skipCreation.has(`${r.pn}:${task}`)) return;
+  const obj = sstateObjectOf(cfg, r, task, hash);
+  const outBytes = Object.entries(r.writes ?? {})
+    .filter(([f]) => (PLAIN_DIRS[task] ?? [SOURCE_OF[task]]).includes(f))
+    .reduce((sum, [, w]) => sum + scaled(w, ctx.sizeScale)[1], 0);
+  writeBytes(obj, Math.max(1024, Math.round(outBytes * 0.35)));
+  writeBytes(`${obj}.siginfo`, 512);
+}
+
+/** Everything a recipe's sysroot holds: its DEPENDS and theirs, transitively. */
+function sysrootDeps(ctx: EffectContext, r: ScenarioRecipe): ScenarioRecipe[] {
+  const out = new Map<string, ScenarioRecipe>();
+  const stack = [...r.deps];
+  while (stack.length > 0) {
+    const pn = stack.pop()!;
+    const d = ctx.byPn.get(pn);
+    if (!d || out.has(pn)) continue;
+    out.set(pn, d);
+    stack.push(...d.deps);
+  }
+  return [...out.values()];
+}

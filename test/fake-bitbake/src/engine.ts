@@ -1,0 +1,284 @@
+// One fake build: decide (plan.ts), then replay setscene and real tasks on a virtual clock,
+// writing everything BitBake writes into the build directory as it goes.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { taskSeconds as taskDuration } from './durations.js';
+import { applySetscene, applyTask, type EffectContext } from './effects.js';
+import { formatBuildName, formatDatetime, formatSstateSummary, formatTasksSummary } from './formats.js';
+import { hasStamp, writeStamp } from './fsops.js';
+import { buildTaskGraph, type GraphTask } from './graph.js';
+import { appendEvent, openConsoleLog, writeConsoleHeader, writeEventLogStart } from './logs.js';
+import { sstateObjectOf, stampBaseOf, tidOf } from './naming.js';
+import { computeHashes, planBuild } from './plan.js';
+import { createRng } from './rng.js';
+import { runJobs } from './runner.js';
+import { pickTask } from './scheduler.js';
+import { TaskIo } from './taskio.js';
+import type { BuildResult, FakeConfig, Scenario, ScenarioRecipe, TaskRecord } from './types.js';
+
+export interface RunOptions {
+  targets: string[];
+  /** `-c TASK` (with or without the do_ prefix). */
+  task?: string;
+  continueOnFail: boolean;
+  force: boolean;
+  buildNumber: number;
+  seed: number;
+  timeScale: number;
+  sizeScale: number;
+  out: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+/** BitBake refuses to run; `message` is what it prints. */
+export class FakeBitbakeError extends Error {}
+
+export const ABI_VERSION = '15';
+
+/** sanity.bbclass: TMPDIR must not have moved; writes saved_tmpdir and abi_version. */
+export function checkTmpdir(cfg: FakeConfig): void {
+  const saved = path.join(cfg.tmpdir, 'saved_tmpdir');
+  if (fs.existsSync(saved)) {
+    const was = fs.readFileSync(saved, 'utf8').trim();
+    if (was !== cfg.tmpdir) {
+      throw new FakeBitbakeError(
+        "ERROR:  OE-core's config sanity checker detected a potential misconfiguration.\n" +
+          '    Either fix the cause of this error or at your own risk disable the checker (see sanity.conf).\n' +
+          '    Following is the list of potential problems / advisories:\n\n' +
+          `    Error, TMPDIR has changed location. You need to either move it back to ${was} or delete it and rebuild\n`,
+      );
+    }
+  }
+  fs.mkdirSync(cfg.tmpdir, { recursive: true });
+  fs.writeFileSync(saved, cfg.tmpdir);
+  fs.writeFileSync(path.join(cfg.tmpdir, 'abi_version'), `${ABI_VERSION}\n`);
+}
+
+/** The scenario's recipes as they are in build number `n` (version bumps applied). */
+export function recipesForBuild(s: Scenario, n: number): ScenarioRecipe[] {
+  return s.recipes.map((r) => {
+    const bump = s.versionBump?.find((b) => b.pn === r.pn && n >= b.fromBuild);
+    return bump ? { ...r, pv: bump.pv } : r;
+  });
+}
+
+export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOptions): Promise<BuildResult> {
+  checkTmpdir(cfg);
+  const rnd = createRng(opts.seed);
+  const recipes = recipesForBuild(scenario, opts.buildNumber);
+  const byPn = new Map(recipes.map((r) => [r.pn, r]));
+  const excluded = (r: ScenarioRecipe) =>
+    r.kind === 'kernel' || r.rmWorkExclude === true || cfg.rmWorkExclude.includes(r.pn);
+  const graph = buildTaskGraph(recipes, cfg.rmWork, excluded);
+  const task = opts.task ? (opts.task.startsWith('do_') ? opts.task : `do_${opts.task}`) : 'do_build';
+  for (const t of opts.targets) {
+    if (!byPn.has(t)) throw new FakeBitbakeError(`ERROR: Nothing PROVIDES '${t}'`);
+    if (!graph.has(`${t}:${task}`))
+      throw new FakeBitbakeError(`ERROR: Task ${task} does not exist for target ${t}`);
+  }
+  const roots = opts.targets.map((t) => `${t}:${task}`);
+  const forced = new Set(opts.force && opts.task ? roots : []);
+  for (const id of forced) {
+    const g = graph.get(id)!;
+    const taint = `${stampBaseOf(cfg, g.recipe)}.${g.task}.taint`;
+    fs.mkdirSync(path.dirname(taint), { recursive: true });
+    fs.writeFileSync(taint, `${Math.floor(rnd() * 2 ** 32).toString(16)}\n`);
+  }
+  const salt = (id: string) => {
+    const g = graph.get(id)!;
+    const taint = `${stampBaseOf(cfg, g.recipe)}.${g.task}.taint`;
+    return fs.existsSync(taint) ? fs.readFileSync(taint, 'utf8').trim() : '';
+  };
+  const hashes = computeHashes(graph, salt);
+  const hashOf = (id: string) => hashes.get(id)!;
+  const plan = planBuild({
+    graph,
+    roots,
+    hashes,
+    forced,
+    stamps: (id) => {
+      const g = graph.get(id)!;
+      const base = stampBaseOf(cfg, g.recipe);
+      return {
+        normal: hasStamp(base, g.task, hashOf(id), false),
+        setscene: hasStamp(base, g.task, hashOf(id), true),
+      };
+    },
+    objectExists: (id) => {
+      const g = graph.get(id)!;
+      return g.sstate && fs.existsSync(sstateObjectOf(cfg, g.recipe, g.task, hashOf(id)));
+    },
+  });
+
+  const started = new Date();
+  const datetime = formatDatetime(started);
+  const buildName = formatBuildName(started);
+  const log = openConsoleLog(cfg, datetime, opts.out);
+  const eventLog = writeEventLogStart(cfg, datetime, rnd);
+  const io = new TaskIo(cfg, path.join(cfg.buildstatsBase, buildName), rnd);
+  io.startBuild(started.getTime() / 1000);
+  const ctx: EffectContext = {
+    cfg,
+    sizeScale: opts.sizeScale,
+    byPn,
+    skipCreation: new Set((scenario.sstateSkipCreation ?? []).map((s) => `${s.pn}:${s.task}`)),
+    rmWorkExcluded: excluded,
+  };
+  const failSet = new Set((scenario.fail ?? []).map((f) => `${f.pn}:${f.task}`));
+  const records: TaskRecord[] = [];
+  const failed: string[] = [];
+  const aborted = () => opts.signal?.aborted === true;
+
+  writeConsoleHeader(log, cfg, scenario);
+  log.progress('Initialising tasks...');
+  log.line(formatSstateSummary(plan.counts));
+  log.line('NOTE: Executing Tasks');
+
+  const inPlan = (mode: string) =>
+    [...plan.closure].map((id) => graph.get(id)!).filter((g) => plan.modes.get(g.id) === mode);
+  type J = { id: string; duration: number; g: GraphTask; startedAt?: number };
+  const job = (g: GraphTask, d: number): J => ({ id: g.id, duration: d * (0.9 + rnd() * 0.2), g });
+
+  // Setscene phase: not scheduler-ordered; graph order, at most BB_NUMBER_THREADS at once.
+  const sq = inPlan('setscene').sort((a, b) => a.index - b.index);
+  let sqNo = 0;
+  let vt = await runJobs(
+    sq.map((g) => job(g, g.task === 'do_package' || g.task === 'do_populate_sysroot' ? 1 : 0.5)),
+    cfg.threads,
+    opts.timeScale,
+    {
+      pick: (ready) => ready[0],
+      start: (j, t) => {
+        j.startedAt = t;
+        const r = j.g.recipe;
+        log.line(
+          `NOTE: Running setscene task ${++sqNo} of ${sq.length} (${tidOf(cfg, r, j.g.task)}_setscene)`,
+        );
+        log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}_setscene: Started`);
+        io.startTask(r, `${j.g.task}_setscene`);
+        appendEvent(eventLog, 'bb.runqueue.sceneQueueTaskStarted', rnd);
+      },
+      end: (j, t) => {
+        const r = j.g.recipe;
+        applySetscene(ctx, r, j.g.task, hashOf(j.id));
+        writeStamp(stampBaseOf(cfg, r), j.g.task, hashOf(j.id), true);
+        io.endTask(r, `${j.g.task}_setscene`, true);
+        log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}_setscene: Succeeded`);
+        records.push(record(j.g, true, j.startedAt!, t, 'passed'));
+        return true;
+      },
+      released: () => [],
+      halted: () => false,
+      aborted,
+    },
+  );
+  if (!aborted()) log.line('NOTE: Setscene tasks completed');
+
+  // Real phase: speed or completion order, dependencies first.
+  const real = inPlan('real').concat(inPlan('noexec'));
+  const realIds = new Set(real.map((g) => g.id));
+  const skipped = plan.closure.size - real.length;
+  const waiting = new Map(real.map((g) => [g.id, g.deps.filter((d) => realIds.has(d)).length]));
+  const startedRecipes = new Set<string>();
+  let taskNo = skipped;
+  let halted = false;
+  const running = new Map<string, J>();
+  if (!aborted()) {
+    vt = await runJobs(
+      real.filter((g) => waiting.get(g.id) === 0).map((g) => job(g, taskSeconds(g))),
+      cfg.threads,
+      opts.timeScale,
+      {
+        pick: (ready) => pickTask(ready, cfg.scheduler, startedRecipes),
+        start: (j, t) => {
+          const r = j.g.recipe;
+          j.startedAt = t;
+          running.set(j.id, j);
+          startedRecipes.add(r.pn);
+          const kind = j.g.noexec ? 'noexec task' : 'task';
+          log.line(`NOTE: Running ${kind} ${++taskNo} of ${plan.closure.size} (${tidOf(cfg, r, j.g.task)})`);
+          if (j.g.noexec) return;
+          log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}: Started`);
+          io.startTask(r, j.g.task);
+          appendEvent(eventLog, 'bb.runqueue.runQueueTaskStarted', rnd);
+        },
+        end: (j, t) => {
+          const r = j.g.recipe;
+          running.delete(j.id);
+          const ok = !failSet.has(j.id);
+          if (!j.g.noexec && ok) applyTask(ctx, r, j.g.task, hashOf(j.id));
+          if (ok) writeStamp(stampBaseOf(cfg, r), j.g.task, hashOf(j.id), false);
+          if (!j.g.noexec) {
+            if (ok) {
+              io.endTask(r, j.g.task, true);
+              log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}: Succeeded`);
+            } else {
+              const logfile = io.endTask(r, j.g.task, false);
+              log.line(`ERROR: ${io.pf(r)} ${j.g.task}: oe_runmake failed`);
+              log.line(`ERROR: Logfile of failure stored in: ${logfile}`);
+              log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}: Failed`);
+              log.line(`ERROR: Task (${tidOf(cfg, r, j.g.task)}) failed with exit code '1'`);
+              failed.push(tidOf(cfg, r, j.g.task));
+              if (!opts.continueOnFail) halted = true;
+            }
+          }
+          records.push(record(j.g, false, j.startedAt!, t, ok ? 'passed' : 'failed'));
+          return ok;
+        },
+        released: (j, ok) => {
+          if (!ok) return [];
+          const out: J[] = [];
+          for (const d of j.g.dependents) {
+            if (!realIds.has(d)) continue;
+            const left = waiting.get(d)! - 1;
+            waiting.set(d, left);
+            if (left === 0) out.push(job(graph.get(d)!, taskSeconds(graph.get(d)!)));
+          }
+          return out;
+        },
+        halted: () => halted,
+        aborted,
+      },
+      vt,
+    );
+  }
+  const interrupted = aborted();
+  if (interrupted) {
+    log.line(`NOTE: Sending SIGTERM to remaining ${running.size} tasks`);
+    for (const j of running.values()) records.push(record(j.g, false, j.startedAt!, vt, 'interrupted'));
+  }
+  const ended = new Date();
+  const elapsed = (ended.getTime() - started.getTime()) / 1000;
+  io.endBuild(elapsed);
+  log.line(formatTasksSummary(plan.closure.size, skipped, failed.length));
+  if (failed.length > 0 || interrupted) {
+    opts.out(`Summary: ${failed.length} task${failed.length === 1 ? '' : 's'} failed:`);
+    for (const f of failed) opts.out(`  ${f}`);
+  }
+  appendEvent(eventLog, 'bb.event.BuildCompleted', rnd);
+  return {
+    exitCode: failed.length > 0 || interrupted ? 1 : 0,
+    records,
+    buildName,
+    consoleLog: log.path,
+    failed,
+    interrupted,
+  };
+
+  function taskSeconds(g: GraphTask): number {
+    return taskDuration(g.recipe, g.task, g.noexec);
+  }
+  function record(g: GraphTask, setscene: boolean, start: number, end: number, status: TaskRecord['status']) {
+    return {
+      pn: g.recipe.pn,
+      pf: io.pf(g.recipe),
+      task: g.task,
+      setscene,
+      noexec: g.noexec,
+      start,
+      end,
+      status,
+    };
+  }
+}

@@ -1,0 +1,58 @@
+// Runs jobs at most `slots` at a time on a virtual clock: every decision (what starts next,
+// what ends first) is made in virtual seconds, so a seed gives the same order however slow
+// the disk is; the real sleeps only pace the replay (virtual seconds × time scale).
+
+export interface Job {
+  id: string;
+  duration: number;
+}
+
+export interface RunnerHooks<J extends Job> {
+  /** The next job to start among the ready ones, or undefined to start nothing now. */
+  pick(ready: J[]): J | undefined;
+  start(job: J, vt: number): void;
+  /** Returns false when the job failed. */
+  end(job: J, vt: number): boolean;
+  /** Jobs that became ready because `job` ended. */
+  released(job: J, ok: boolean): J[];
+  /** No new jobs start (a failure without -k); running ones still finish. */
+  halted(): boolean;
+  /** Stop now (SIGINT/SIGTERM): running jobs are left unfinished. */
+  aborted(): boolean;
+}
+
+export async function runJobs<J extends Job>(
+  initial: J[],
+  slots: number,
+  timeScale: number,
+  hooks: RunnerHooks<J>,
+  startVt = 0,
+): Promise<number> {
+  const t0 = Date.now() - startVt * timeScale * 1000;
+  let vt = startVt;
+  let seq = 0;
+  const ready = [...initial];
+  const running: { job: J; end: number; seq: number }[] = [];
+  for (;;) {
+    while (!hooks.halted() && !hooks.aborted() && running.length < slots && ready.length > 0) {
+      const job = hooks.pick(ready);
+      if (!job) break;
+      ready.splice(ready.indexOf(job), 1);
+      hooks.start(job, vt);
+      running.push({ job, end: vt + job.duration, seq: seq++ });
+    }
+    if (running.length === 0) break;
+    running.sort((a, b) => a.end - b.end || a.seq - b.seq);
+    const next = running.shift()!;
+    vt = next.end;
+    const wait = t0 + vt * timeScale * 1000 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (hooks.aborted()) {
+      running.unshift(next);
+      break;
+    }
+    const ok = hooks.end(next.job, vt);
+    ready.push(...hooks.released(next.job, ok));
+  }
+  return vt;
+}
