@@ -14,7 +14,7 @@ export type FromWorker =
 
 export interface DuWorkerData {
   groupDepth: number;
-  /** Int32Array[0]: how many workers wait for work. */
+  /** Int32Array[0]: idle workers not yet claimed by a sharing worker. */
   idle: SharedArrayBuffer;
 }
 
@@ -26,7 +26,11 @@ if (port) {
   const walker = new TreeWalker(data.groupDepth, (batch) =>
     post({ type: 'links', batch }, [batch.data.buffer as ArrayBuffer]),
   );
-  const wantsWork = () => Atomics.load(idle, 0) > 0;
+  // Claim one idle worker before sharing, so that one idle worker gets one share, not many.
+  const wantsWork = () => {
+    const waiting = Atomics.load(idle, 0);
+    return waiting > 0 && Atomics.compareExchange(idle, 0, waiting, waiting - 1) === waiting;
+  };
   const giveWork = (tasks: WalkTask[]) => post({ type: 'share', tasks });
   port.on('message', (message: ToWorker) => {
     if (message.type === 'tasks') {

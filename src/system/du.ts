@@ -123,9 +123,9 @@ function walkInWorkers(
   const send = (worker: Worker, message: ToWorker) => worker.postMessage(message);
   const dispatch = (worker: Worker) => {
     const tasks = queue.shift();
-    if (tasks) send(worker, { type: 'tasks', tasks });
-    else idle.push(worker);
-    Atomics.store(idleCount, 0, idle.length);
+    if (tasks) return send(worker, { type: 'tasks', tasks });
+    idle.push(worker);
+    Atomics.add(idleCount, 0, 1);
     // Everyone idle with nothing queued: every share has arrived, the walk is complete.
     if (idle.length === count) for (const w of workers) send(w, { type: 'finish' });
   };
@@ -138,11 +138,10 @@ function walkInWorkers(
       worker.on('message', (message: FromWorker) => {
         if (message.type === 'links') merger.addLinks(worker, message.batch);
         else if (message.type === 'share') {
+          // The sender claimed an idle worker (decremented the count) before sharing.
           const waiting = idle.pop();
-          if (waiting) {
-            Atomics.store(idleCount, 0, idle.length);
-            send(waiting, { type: 'tasks', tasks: message.tasks });
-          } else queue.push(message.tasks);
+          if (waiting) send(waiting, { type: 'tasks', tasks: message.tasks });
+          else queue.push(message.tasks);
         } else if (message.type === 'idle') dispatch(worker);
         else {
           merger.addTotals(message.totals);
