@@ -4,6 +4,7 @@
 // Large trees are split across worker threads that hand each other folders (du-walk.ts,
 // du-worker.ts); du-merge.ts documents groups and how shared inodes are attributed.
 
+import type { Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -57,29 +58,31 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
   const merger = new UsageMerger(groupDepth, options.seen ?? new InodeSet());
   const absRoot = path.resolve(root);
   const errors: ScanError[] = [];
+  let st: Stats;
   try {
-    const st = await lstat(absRoot);
-    const bytes = st.blocks * 512;
-    const isDir = st.isDirectory();
-    if (!isDir && st.nlink > 1) {
-      const data = new Float64Array([st.dev, st.ino, bytes, 0]);
-      merger.addLinks('root', { data, count: 1, names: [''], big: [] });
-    }
-    merger.addTotals({
-      groups: [
-        ['', { bytes: isDir || st.nlink <= 1 ? bytes : 0, files: isDir ? 0 : 1, dirs: isDir ? 1 : 0 }],
-      ],
-      singleInodes: isDir || st.nlink <= 1 ? 1 : 0,
-      errors: [],
-    });
-    if (isDir) {
-      const task: WalkTask = { path: absRoot, depth: 0, group: '' };
-      const workers = options.workers ?? defaultWorkers();
-      if (workers > 0) await walkInWorkers(task, groupDepth, workers, merger, errors);
-      else await walkHere(task, groupDepth, merger, errors);
-    }
+    st = await lstat(absRoot);
   } catch (error) {
     errors.push({ path: absRoot, code: errorCode(error) });
+    return { root: absRoot, ...merger.finish(), errors };
+  }
+  const bytes = st.blocks * 512;
+  const isDir = st.isDirectory();
+  const single = isDir || st.nlink <= 1;
+  if (!single) {
+    const data = new Float64Array([st.dev, st.ino, bytes, 0]);
+    merger.addLinks('root', { data, count: 1, names: [''], big: [] });
+  }
+  merger.addTotals({
+    groups: [['', { bytes: single ? bytes : 0, files: isDir ? 0 : 1, dirs: isDir ? 1 : 0 }]],
+    singleInodes: single ? 1 : 0,
+    errors: [],
+  });
+  if (isDir) {
+    // A failing worker is a bug, not a file-system error: it rejects instead of being collected.
+    const task: WalkTask = { path: absRoot, depth: 0, group: '' };
+    const workers = options.workers ?? defaultWorkers();
+    if (workers > 0) await walkInWorkers(task, groupDepth, workers, merger, errors);
+    else await walkHere(task, groupDepth, merger, errors);
   }
   return { root: absRoot, ...merger.finish(), errors };
 }
