@@ -1,0 +1,287 @@
+// `rambake apply`: put the plan into effect. Mount the tmpfs (root) or say exactly how (others),
+// then write the managed block into one conf file; record both in the state file so that
+// `rambake revert` undoes exactly that. Conf text is handled as latin1 so every byte survives.
+
+import { existsSync, promises as fsp } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { BuildDir } from '../bitbake/builddir-types.js';
+import { UnsafeEditError, UsageError } from '../errors.js';
+import { scanTree } from '../system/du.js';
+import { readMountinfo } from '../system/mounts.js';
+import { mountAt, mountTmpfs } from '../system/tmpfs.js';
+import {
+  type ApplyState,
+  acquireLock,
+  backupOnce,
+  readApplyState,
+  STATE_SCHEMA_VERSION,
+  writeApplyState,
+  writeFileAtomic,
+} from './conf-write.js';
+import { insertBlock, renderKasSnippet, unifiedDiff } from './managed-block.js';
+import {
+  type MountSpec,
+  mountArgv,
+  mountUnitName,
+  readTemplate,
+  renderFstabLine,
+  renderMountUnit,
+  renderShellCommand,
+  sudoCommands,
+} from './mount-commands.js';
+import type { PlanScope, RamPlan } from './sizing-types.js';
+
+export const APPLY_SCHEMA_VERSION = 1;
+export type ConfChoice = 'auto' | 'local' | 'site' | 'kas';
+
+/** The parts of a RamPlan that apply uses. */
+export type ApplyPlan = Pick<RamPlan, 'tmpfs' | 'conf' | 'mount'>;
+
+export interface ApplyOptions {
+  conf?: ConfChoice;
+  dryRun?: boolean;
+  force?: boolean;
+  /** Where to write the systemd .mount unit: a folder, or a file with the unit's own name. */
+  unitFile?: string;
+  /** Default: the process runs as root. */
+  isRoot?: boolean;
+}
+
+export interface ApplyReport {
+  schemaVersion: number;
+  dryRun: boolean;
+  scope: PlanScope;
+  conf: {
+    choice: ConfChoice;
+    file?: string;
+    /** The file did not exist and apply makes it. */
+    creates: boolean;
+    changed: boolean;
+    backup?: string;
+    /** Unified diff of the conf file (empty when unchanged). */
+    diff: string;
+    /** `--conf kas`: the local_conf_header entry to paste instead. */
+    kas?: string;
+  };
+  mount: {
+    path: string;
+    source: string;
+    options: string[];
+    /** mounted: done now; already: our tmpfs was there; commands: run them yourself; planned: dry run. */
+    status: 'mounted' | 'already' | 'commands' | 'planned';
+    commands: string[];
+    fstab: string;
+    unitFile?: { path: string; name: string; text: string; written: boolean };
+    createdFolder: boolean;
+  };
+  workdirCosts?: WorkdirCosts;
+  statePath?: string;
+  notes: string[];
+}
+
+export interface WorkdirCosts {
+  componentsDir: string;
+  componentsBytes?: number;
+  stampsDir: string;
+  text: string[];
+}
+
+const toLatin1 = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
+const fromLatin1 = (s: string) => Buffer.from(s, 'latin1').toString('utf8');
+
+/** The conf file the block goes into; site.conf shared by bitbake-setup builds is refused. */
+export async function chooseConfFile(bd: BuildDir, choice: Exclude<ConfChoice, 'kas'>): Promise<string> {
+  const confDir = join(bd.topdir, 'conf');
+  if (choice === 'site') {
+    const site = join(confDir, 'site.conf');
+    const link = await fsp.lstat(site).catch(() => undefined);
+    if (bd.sharedSiteConf !== undefined || link?.isSymbolicLink()) {
+      throw new UnsafeEditError(
+        `${site} is a symlink to a site.conf shared by other builds: not writing there`,
+        {
+          hint: 'use --conf auto (conf/auto.conf belongs to this build only)',
+        },
+      );
+    }
+    return site;
+  }
+  const file =
+    choice === 'local' ? (bd.confFiles.local ?? join(confDir, 'local.conf')) : join(confDir, 'auto.conf');
+  // Renaming over a symlink would replace it with a file: write to what it points at.
+  return fsp.realpath(file).catch(() => file);
+}
+
+export interface BlockWrite {
+  file: string;
+  before: string | undefined;
+  after: string;
+  changed: boolean;
+  backup?: string;
+}
+
+/** Reads the file and computes its new text (latin1 strings: one char per byte). */
+export async function planBlockWrite(
+  file: string,
+  lines: readonly string[],
+  force = false,
+): Promise<BlockWrite> {
+  const before = await fsp.readFile(file, 'latin1').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  const edit = insertBlock(before ?? '', lines.map(toLatin1), { force });
+  return { file, before, after: edit.text, changed: edit.changed || before === undefined };
+}
+
+/** Puts the block into `file` under the conf folder's lock: one backup, atomic write. */
+export async function writeManagedBlock(
+  file: string,
+  lines: readonly string[],
+  opts: { force?: boolean } = {},
+): Promise<BlockWrite> {
+  const lock = await acquireLock(dirname(file));
+  try {
+    return await commitBlockWrite(file, lines, opts.force);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Under the lock: read again (another apply may have written), back up once, write atomically. */
+async function commitBlockWrite(file: string, lines: readonly string[], force = false): Promise<BlockWrite> {
+  const write = await planBlockWrite(file, lines, force);
+  if (!write.changed) return write;
+  const backup = write.before === undefined ? undefined : await backupOnce(file);
+  await writeFileAtomic(file, Buffer.from(write.after, 'latin1'), { mode: 0o644 });
+  return { ...write, ...(backup ? { backup: backup.path } : {}) };
+}
+
+export async function applyPlan(
+  bd: BuildDir,
+  plan: ApplyPlan,
+  opts: ApplyOptions = {},
+): Promise<ApplyReport> {
+  const choice = opts.conf ?? 'auto';
+  const dryRun = opts.dryRun === true;
+  const isRoot = opts.isRoot ?? process.getuid?.() === 0;
+  const notes: string[] = [];
+  if (bd.buildRunning && !dryRun) {
+    throw new UnsafeEditError(
+      `a build is running (${join(bd.topdir, 'bitbake.lock')}): not changing its setup`,
+      {
+        hint: 'wait for the build to finish, or use --dry-run',
+      },
+    );
+  }
+  const spec: MountSpec = { source: plan.mount.source, path: plan.tmpfs.path, options: plan.mount.options };
+  const argv = mountArgv(spec);
+  const previous = await readApplyState(bd.topdir);
+  const confFile = choice === 'kas' ? undefined : await chooseConfFile(bd, choice);
+  if (previous?.conf && confFile !== undefined && previous.conf.file !== confFile) {
+    throw new UsageError(
+      `rambake's block is already in ${previous.conf.file}`,
+      'run rambake revert first to move it to another conf file',
+    );
+  }
+  const planned = confFile === undefined ? undefined : await planBlockWrite(confFile, plan.conf, opts.force);
+  const mounted = mountAt(await readMountinfo(), plan.tmpfs.path);
+  const ours = mounted?.fstype === 'tmpfs' && mounted.source === plan.mount.source;
+  const folderExists = existsSync(plan.tmpfs.path);
+  const unit = opts.unitFile === undefined ? undefined : unitFileFor(opts.unitFile, spec);
+
+  const report: ApplyReport = {
+    schemaVersion: APPLY_SCHEMA_VERSION,
+    dryRun,
+    scope: plan.tmpfs.scope,
+    conf: {
+      choice,
+      ...(confFile === undefined ? {} : { file: confFile }),
+      creates: planned !== undefined && planned.before === undefined,
+      changed: planned?.changed ?? false,
+      diff: planned ? fromLatin1(unifiedDiff(planned.before, planned.after, confFile!, confFile!)) : '',
+      ...(choice === 'kas' ? { kas: renderKasSnippet(plan.conf) } : {}),
+    },
+    mount: {
+      path: plan.tmpfs.path,
+      source: plan.mount.source,
+      options: [...plan.mount.options],
+      status: ours ? 'already' : dryRun ? 'planned' : isRoot ? 'mounted' : 'commands',
+      commands: ours ? [] : isRoot ? [renderShellCommand(argv)] : sudoCommands(spec, folderExists),
+      fstab: renderFstabLine(readTemplate('fstab.line'), spec),
+      ...(unit ? { unitFile: { ...unit, written: false } } : {}),
+      createdFolder: false,
+    },
+    notes,
+  };
+  if (plan.tmpfs.scope === 'workdir') report.workdirCosts = await workdirCosts(bd);
+  if (dryRun) return report;
+
+  const lock = confFile === undefined ? undefined : await acquireLock(dirname(confFile));
+  try {
+    const state: ApplyState = previous ?? {
+      schemaVersion: STATE_SCHEMA_VERSION,
+      topdir: bd.topdir,
+      scope: plan.tmpfs.scope,
+      previousTmpdir: bd.paths.tmpdir,
+    };
+    if (isRoot && !ours) {
+      const result = await mountTmpfs({ ...spec, argv, sizeBytes: plan.tmpfs.size });
+      state.mount = { path: result.path, source: result.source, createdFolder: result.createdFolder };
+      report.mount.createdFolder = result.createdFolder;
+      report.statePath = await writeApplyState(state);
+    } else if (!isRoot && !ours) {
+      notes.push('not root: run the commands above (or install the fstab line or unit) before building');
+    }
+    if (planned?.changed) {
+      const write = await commitBlockWrite(planned.file, plan.conf, opts.force);
+      if (write.backup) report.conf.backup = write.backup;
+    }
+    if (planned && !state.conf) {
+      state.conf = {
+        file: planned.file,
+        // A block already there without a state file: someone else's copy; never delete the file.
+        existed: planned.before !== undefined,
+        ...(report.conf.backup ? { backup: report.conf.backup } : {}),
+      };
+    }
+    if (unit) {
+      await writeFileAtomic(unit.path, unit.text, { mode: 0o644 });
+      report.mount.unitFile = { ...unit, written: true };
+    }
+    report.statePath = await writeApplyState(state);
+  } finally {
+    await lock?.release();
+  }
+  return report;
+}
+
+/** `--unit-file DIR` or `--unit-file DIR/<escaped>.mount`: systemd needs that exact name. */
+export function unitFileFor(target: string, spec: MountSpec): { path: string; name: string; text: string } {
+  const name = mountUnitName(spec.path);
+  const isDir = target.endsWith('/') || (existsSync(target) && !target.endsWith('.mount'));
+  const path = isDir ? join(target, name) : target;
+  if (basename(path) !== name) {
+    throw new UsageError(
+      `--unit-file ${target}: systemd needs the unit for ${spec.path} to be named ${name}`,
+    );
+  }
+  return { path, name, text: renderMountUnit(readTemplate('rambake-tmpfs.mount'), spec) };
+}
+
+/** What a WORKDIR-only tmpfs costs: sysroot hardlinks become copies; stamps stay on disk. */
+export async function workdirCosts(bd: BuildDir): Promise<WorkdirCosts> {
+  const componentsDir = bd.paths.componentsDir;
+  const components = existsSync(componentsDir)
+    ? await scanTree(componentsDir, { workers: 0 }).catch(() => undefined)
+    : undefined;
+  const size = components ? `${(components.bytes / 2 ** 30).toFixed(1)} GiB` : 'unknown (not built yet)';
+  return {
+    componentsDir,
+    ...(components ? { componentsBytes: components.bytes } : {}),
+    stampsDir: bd.paths.stampsDir,
+    text: [
+      `recipe sysroots can no longer hardlink from ${componentsDir} (another file system): each becomes a copy; sysroots-components holds ${size} today, and every target recipe copies its share of it`,
+      `stamps stay on disk in ${bd.paths.stampsDir}: when the tmpfs is gone (reboot, unmount), delete the stamps too, or BitBake trusts stamps of work directories that no longer exist`,
+    ],
+  };
+}

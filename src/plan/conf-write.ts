@@ -1,0 +1,222 @@
+// Writing a conf file so that a crash (kill -9, power loss) leaves the old file or the new one,
+// never a mix; one backup per file; and a lock so two applies take turns.
+
+import { randomBytes } from 'node:crypto';
+import { constants, promises as fsp } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { UnsafeEditError } from '../errors.js';
+import type { PlanScope } from './sizing-types.js';
+
+export const BACKUP_SUFFIX = '.rambake-bak';
+export const LOCK_NAME = '.rambake.lock';
+
+/**
+ * Writes `data` to `path` atomically: a temp file in the same folder (rename is atomic only
+ * within one file system), fsync, the old file's mode and owner, rename over, fsync the folder
+ * so the rename itself survives a crash.
+ */
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  opts: { mode?: number } = {},
+): Promise<void> {
+  const dir = dirname(path);
+  const old = await fsp.stat(path).catch(() => undefined);
+  const temp = join(dir, `.${basename(path)}.rambake-tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const handle = await fsp.open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  try {
+    await handle.writeFile(data);
+    await handle.chmod((old?.mode ?? opts.mode ?? 0o644) & 0o7777);
+    if (old && (old.uid !== process.getuid?.() || old.gid !== process.getgid?.())) {
+      await handle.chown(old.uid, old.gid);
+    }
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await fsp.rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  try {
+    await fsp.rename(temp, path);
+  } catch (error) {
+    await fsp.rm(temp, { force: true });
+    throw error;
+  }
+  await syncDir(dir);
+}
+
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await fsp.open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Deletes a file and makes the deletion durable. */
+export async function removeFileDurably(path: string): Promise<void> {
+  await fsp.rm(path, { force: true });
+  await syncDir(dirname(path));
+}
+
+/**
+ * `<file>.rambake-bak`, made on the first apply only (a later apply must not replace the
+ * user's original with an already-managed version). Returns its path, or undefined if the file
+ * does not exist.
+ */
+export async function backupOnce(path: string): Promise<{ path: string; made: boolean } | undefined> {
+  const backup = path + BACKUP_SUFFIX;
+  const text = await fsp.readFile(path).catch(() => undefined);
+  if (text === undefined) return undefined;
+  if (await exists(backup)) return { path: backup, made: false };
+  const mode = (await fsp.stat(path)).mode;
+  await writeFileAtomic(backup, text, { mode });
+  const copy = await fsp.readFile(backup);
+  if (!copy.equals(text)) throw new UnsafeEditError(`backup ${backup} differs from ${path}`);
+  return { path: backup, made: true };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return fsp.access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+export function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface Lock {
+  path: string;
+  release(): Promise<void>;
+}
+
+/**
+ * Takes `<dir>/.rambake.lock`. The lock appears whole with our pid in it (written to a temp
+ * file, then hard-linked into place, which fails if the lock exists — O_EXCL semantics without
+ * a window where it is empty). A lock of a dead pid is taken over; a live one is waited for.
+ */
+export async function acquireLock(
+  dir: string,
+  opts: { timeoutMs?: number; pollMs?: number } = {},
+): Promise<Lock> {
+  const lockPath = join(dir, LOCK_NAME);
+  const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
+  const temp = join(dir, `${LOCK_NAME}.${process.pid}-${randomBytes(4).toString('hex')}`);
+  await fsp.writeFile(temp, `${process.pid}\n`, { flag: 'wx' });
+  try {
+    for (;;) {
+      try {
+        await fsp.link(temp, lockPath);
+        return { path: lockPath, release: () => releaseLock(lockPath) };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = await readLockPid(lockPath);
+      if (holder !== undefined && !isAlive(holder)) {
+        await takeOverStale(lockPath, holder);
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new UnsafeEditError(`${lockPath} is held by pid ${holder ?? '?'}`, {
+          hint: 'another rambake apply or revert is running; try again when it is done',
+        });
+      }
+      await new Promise((r) => setTimeout(r, opts.pollMs ?? 25));
+    }
+  } finally {
+    await fsp.rm(temp, { force: true });
+  }
+}
+
+async function readLockPid(lockPath: string): Promise<number | undefined> {
+  const text = await fsp.readFile(lockPath, 'utf8').catch(() => undefined);
+  // `12345\n` → 12345
+  const m = text === undefined ? null : /^(\d+)\n?$/.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * Moves a dead holder's lock aside. Two takers can race: the one whose rename finds the lock
+ * changed (someone else already replaced it) puts it back if the slot is still free.
+ */
+async function takeOverStale(lockPath: string, deadPid: number): Promise<void> {
+  const aside = `${lockPath}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    await fsp.rename(lockPath, aside);
+  } catch {
+    return; // someone else moved it first
+  }
+  const moved = await readLockPid(aside);
+  if (moved !== deadPid) await fsp.link(aside, lockPath).catch(() => undefined);
+  await fsp.rm(aside, { force: true });
+}
+
+async function releaseLock(lockPath: string): Promise<void> {
+  if ((await readLockPid(lockPath)) === process.pid) await fsp.rm(lockPath, { force: true });
+}
+
+/** Runs `work` holding the lock of `dir`. */
+export async function withLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
+  const lock = await acquireLock(dir);
+  try {
+    return await work();
+  } finally {
+    await lock.release();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What `rambake apply` did, so that `rambake revert` undoes exactly that and nothing more.
+// Kept in `${TOPDIR}/rambake/state.json`: outside TMPDIR, which may be the tmpfs itself.
+
+export const STATE_SCHEMA_VERSION = 1;
+
+export interface ApplyState {
+  schemaVersion: number;
+  topdir: string;
+  scope: PlanScope;
+  /** TMPDIR before apply: if it stays on disk, revert reports its size (never deletes it). */
+  previousTmpdir: string;
+  conf?: {
+    file: string;
+    /** The file was there before the first apply (false: revert deletes it if nothing else is left). */
+    existed: boolean;
+    backup?: string;
+  };
+  mount?: {
+    path: string;
+    source: string;
+    /** rambake made the folder: revert removes it, if empty. */
+    createdFolder: boolean;
+  };
+}
+
+export const statePath = (topdir: string): string => join(topdir, 'rambake', 'state.json');
+
+export async function readApplyState(topdir: string): Promise<ApplyState | undefined> {
+  const text = await fsp.readFile(statePath(topdir), 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  return JSON.parse(text) as ApplyState;
+}
+
+export async function writeApplyState(state: ApplyState): Promise<string> {
+  const file = statePath(state.topdir);
+  await fsp.mkdir(join(state.topdir, 'rambake'), { recursive: true });
+  await writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`);
+  return file;
+}
+
+export async function removeApplyState(topdir: string): Promise<void> {
+  await fsp.rm(statePath(topdir), { force: true });
+}

@@ -1,0 +1,127 @@
+// What to run, or to write, to mount the plan's tmpfs: the mount argv (run through execa, never
+// a shell), the same as a copy-pasteable `sudo` line, an /etc/fstab line and a systemd .mount
+// unit. Pure: templates come in as text (readTemplate does the I/O).
+
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decode, encode } from 'ini';
+import { UnsafeMountError } from '../errors.js';
+
+export interface MountSpec {
+  /** The tmpfs source name, `rambake-<id>`: BB_DISKMON and mountinfo tell tmpfs mounts apart by it. */
+  source: string;
+  path: string;
+  options: readonly string[];
+}
+
+/** Refuses what must never be mounted: relative paths, noexec (BitBake runs native tools from TMPDIR). */
+export function checkMountSpec(spec: MountSpec): void {
+  if (!isAbsolute(spec.path)) throw new UnsafeMountError(`mount point ${spec.path} is not an absolute path`);
+  if (/[\n\0]/.test(spec.path))
+    throw new UnsafeMountError(`mount point ${JSON.stringify(spec.path)} holds a line break`);
+  if (spec.options.includes('noexec')) {
+    throw new UnsafeMountError(`tmpfs options ask for noexec (${spec.options.join(',')})`, {
+      hint: 'BitBake runs native tools from TMPDIR: a noexec TMPDIR breaks the build',
+    });
+  }
+  for (const option of spec.options) {
+    if (/[,\s]/.test(option) || option === '') throw new UnsafeMountError(`bad tmpfs option "${option}"`);
+  }
+  if (!/^[A-Za-z0-9._-]+$/.test(spec.source))
+    throw new UnsafeMountError(`bad tmpfs source name "${spec.source}"`);
+}
+
+export function mountArgv(spec: MountSpec): string[] {
+  checkMountSpec(spec);
+  return ['mount', '-t', 'tmpfs', '-o', spec.options.join(','), spec.source, spec.path];
+}
+
+export function umountArgv(path: string): string[] {
+  return ['umount', path];
+}
+
+/**
+ * The one function that builds shell text: each word plain when it is only safe characters,
+ * else single-quoted (`it's` → `'it'\''s'`), so `$(…)`, backquotes and blanks stay literal.
+ */
+export function quoteShellWord(word: string): string {
+  if (word !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+export function renderShellCommand(argv: readonly string[]): string {
+  return argv.map(quoteShellWord).join(' ');
+}
+
+/** The commands a non-root user runs: make the folder if missing, then mount. */
+export function sudoCommands(spec: MountSpec, folderExists: boolean): string[] {
+  const lines: string[] = [];
+  if (!folderExists) lines.push(renderShellCommand(['sudo', 'mkdir', '-p', spec.path]));
+  lines.push(renderShellCommand(['sudo', ...mountArgv(spec)]));
+  return lines;
+}
+
+/** fstab(5) fields escape blanks and backslashes as octal: `/mnt/my disk` → `/mnt/my\040disk`. */
+export function escapeFstabField(field: string): string {
+  return field.replace(/[\\ \t\n]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+}
+
+export function renderFstabLine(template: string, spec: MountSpec): string {
+  checkMountSpec(spec);
+  return fillTemplate(template.trimEnd(), {
+    what: escapeFstabField(spec.source),
+    where: escapeFstabField(spec.path),
+    options: spec.options.join(','),
+  });
+}
+
+/**
+ * systemd's unit name for a mount point (`systemd-escape --path --suffix=mount`):
+ * `/mnt/rambake/tmp` → `mnt-rambake-tmp.mount`; `/` separates, everything outside
+ * [A-Za-z0-9:_.] (and a leading `.`) becomes `\xNN` per UTF-8 byte.
+ */
+export function mountUnitName(path: string): string {
+  const normal = posix.normalize(path).replace(/^\/+|\/+$/g, '');
+  if (normal === '') return '-.mount';
+  const parts: string[] = [];
+  for (const [i, ch] of [...normal].entries()) {
+    if (ch === '/') parts.push('-');
+    else if (/^[A-Za-z0-9:_]$/.test(ch) || (ch === '.' && i > 0)) parts.push(ch);
+    else for (const byte of Buffer.from(ch, 'utf8')) parts.push(`\\x${byte.toString(16).padStart(2, '0')}`);
+  }
+  return `${parts.join('')}.mount`;
+}
+
+/** systemd expands `%` specifiers in What=, Where=, Options= and Description=: double them. */
+const escapeSpecifiers = (value: string): string => value.replaceAll('%', '%%');
+
+/**
+ * The .mount unit: the template's sections and keys go through `ini` (decode, then encode),
+ * and the placeholders are filled afterwards, because `ini` would quote values holding `=`
+ * (every tmpfs option list does) and systemd does not unquote Options=.
+ */
+export function renderMountUnit(template: string, spec: MountSpec): string {
+  checkMountSpec(spec);
+  const text = encode(decode(template), { whitespace: false });
+  return fillTemplate(text, {
+    what: escapeSpecifiers(spec.source),
+    where: escapeSpecifiers(posix.normalize(spec.path)),
+    options: escapeSpecifiers(spec.options.join(',')),
+  });
+}
+
+/** `{name}` → value; a placeholder left unfilled is a template bug. */
+export function fillTemplate(template: string, values: Record<string, string>): string {
+  return template.replace(/\{([a-z]+)\}/g, (all, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`template placeholder ${all} has no value`);
+    return value;
+  });
+}
+
+/** templates/ beside src/ (or dist/) of the installed package. */
+export function readTemplate(name: 'fstab.line' | 'rambake-tmpfs.mount' | 'managed-block.conf'): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return readFileSync(join(here, '..', '..', 'templates', name), 'utf8');
+}

@@ -1,0 +1,177 @@
+// `rambake revert`: undo what apply did, as recorded in the state file. The managed block is cut
+// out exactly (edits the user made elsewhere in the file stay); the tmpfs is unmounted only when
+// nothing holds it; no data is ever deleted: a TMPDIR left on disk is reported, not removed.
+
+import { existsSync, promises as fsp } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { UnsafeMountError } from '../errors.js';
+import { scanTree } from '../system/du.js';
+import { readMountinfo } from '../system/mounts.js';
+import { findHolders, mountAt, unmountTmpfs } from '../system/tmpfs.js';
+import {
+  acquireLock,
+  BACKUP_SUFFIX,
+  readApplyState,
+  removeApplyState,
+  removeFileDurably,
+  writeApplyState,
+  writeFileAtomic,
+} from './conf-write.js';
+import { findBlock, removeBlock, unifiedDiff } from './managed-block.js';
+import { renderShellCommand, umountArgv } from './mount-commands.js';
+
+export const REVERT_SCHEMA_VERSION = 1;
+
+export interface RevertOptions {
+  /** Remove a hand-edited block anyway. */
+  force?: boolean;
+  isRoot?: boolean;
+}
+
+export interface RevertReport {
+  schemaVersion: number;
+  /** A state file from apply was found (without it only conf blocks are looked for). */
+  hadState: boolean;
+  conf?: {
+    file: string;
+    changed: boolean;
+    /** rambake had created the file and nothing else was left in it. */
+    deleted: boolean;
+    diff: string;
+    /** The backup, when kept (it differs from the reverted file). */
+    backupKept?: string;
+  };
+  mount?: {
+    path: string;
+    source: string;
+    status: 'unmounted' | 'not-mounted' | 'commands';
+    commands: string[];
+    folderRemoved: boolean;
+  };
+  /** The TMPDIR from before apply, still on disk: its size, for the user to decide. */
+  leftOnDisk?: { path: string; bytes: number };
+  notes: string[];
+}
+
+const CONF_NAMES = ['auto.conf', 'local.conf', 'site.conf'];
+
+/** The file holding the block: the one the state names, else the first conf file with a block. */
+async function findBlockFile(topdir: string, recorded: string | undefined): Promise<string | undefined> {
+  if (recorded !== undefined) return recorded;
+  for (const name of CONF_NAMES) {
+    const file = join(topdir, 'conf', name);
+    const text = await fsp.readFile(file, 'latin1').catch(() => undefined);
+    if (text !== undefined && findBlock(text)) return file;
+  }
+  return undefined;
+}
+
+export async function revertApply(topdir: string, opts: RevertOptions = {}): Promise<RevertReport> {
+  const isRoot = opts.isRoot ?? process.getuid?.() === 0;
+  const state = await readApplyState(topdir);
+  const notes: string[] = [];
+  const report: RevertReport = { schemaVersion: REVERT_SCHEMA_VERSION, hadState: state !== undefined, notes };
+
+  // Every refusal happens before anything changes.
+  const file = await findBlockFile(topdir, state?.conf?.file);
+  const before = file === undefined ? undefined : await fsp.readFile(file, 'latin1').catch(() => undefined);
+  const edit = before === undefined ? undefined : removeBlock(before, { force: opts.force === true });
+  const mountPath = state?.mount
+    ? await fsp.realpath(state.mount.path).catch(() => state.mount!.path)
+    : undefined;
+  const entry = mountPath === undefined ? undefined : mountAt(await readMountinfo(), mountPath);
+  const mounted = entry?.fstype === 'tmpfs' && entry.source === state?.mount?.source;
+  if (mounted && isRoot) await assertUnused(topdir, mountPath!);
+
+  if (file !== undefined && before !== undefined && edit) {
+    const lock = await acquireLock(dirname(file));
+    try {
+      // Read again under the lock, so a concurrent apply is not undone halfway.
+      const now = await fsp.readFile(file, 'latin1');
+      const cut = removeBlock(now, { force: opts.force === true });
+      const deleted = cut.changed && cut.text === '' && state?.conf?.existed === false;
+      if (deleted) await removeFileDurably(file);
+      else if (cut.changed) await writeFileAtomic(file, Buffer.from(cut.text, 'latin1'));
+      report.conf = {
+        file,
+        changed: cut.changed,
+        deleted,
+        diff: Buffer.from(
+          unifiedDiff(now, deleted ? '' : cut.text, file, deleted ? '/dev/null' : file),
+          'latin1',
+        ).toString('utf8'),
+      };
+      const backup = await settleBackup(file, deleted ? undefined : cut.text);
+      if (backup) {
+        report.conf.backupKept = backup;
+        notes.push(`kept ${backup}: it differs from the reverted file (your edits since apply)`);
+      }
+    } finally {
+      await lock.release();
+    }
+    if (state?.conf) {
+      delete state.conf;
+      await writeApplyState(state);
+    }
+  }
+
+  if (state?.mount) {
+    const spec = state.mount;
+    const status = !mounted ? 'not-mounted' : isRoot ? 'unmounted' : 'commands';
+    const commands = status === 'commands' ? [renderShellCommand(['sudo', ...umountArgv(spec.path)])] : [];
+    if (status === 'unmounted') {
+      await unmountTmpfs(spec.path, umountArgv(spec.path));
+      notes.push(`the tmpfs at ${spec.path} is gone, and with it everything the builds left there`);
+    }
+    let folderRemoved = false;
+    if (status !== 'commands' && spec.createdFolder) {
+      folderRemoved = await fsp.rmdir(spec.path).then(
+        () => true,
+        () => false,
+      );
+      if (!folderRemoved && existsSync(spec.path)) notes.push(`${spec.path} is not empty: left in place`);
+    }
+    report.mount = { path: spec.path, source: spec.source, status, commands, folderRemoved };
+    if (state.scope === 'workdir' && status === 'unmounted') {
+      notes.push('the work directories are gone but their stamps stay on disk: delete the stamps folder too');
+    }
+  }
+  if (state && report.mount?.status !== 'commands') await removeApplyState(topdir);
+  else if (!state) notes.push('no state file from rambake apply: only the conf block was looked for');
+
+  const previous = state?.previousTmpdir;
+  if (previous !== undefined && previous !== state?.mount?.path && existsSync(previous)) {
+    const scan = await scanTree(previous, { workers: 0 }).catch(() => undefined);
+    report.leftOnDisk = { path: previous, bytes: scan?.bytes ?? 0 };
+  }
+  return report;
+}
+
+/** A build that holds the tmpfs must not lose it: bitbake.lock, or any process using a file there. */
+export async function assertUnused(topdir: string, path: string): Promise<void> {
+  const lock = join(topdir, 'bitbake.lock');
+  if (existsSync(lock)) {
+    throw new UnsafeMountError(`a build is running (${lock}): not unmounting ${path}`, {
+      hint: 'wait for it to finish, then run rambake revert again',
+    });
+  }
+  const holders = await findHolders(path);
+  if (holders.length > 0) {
+    const who = holders.map((h) => `${h.pid} (${h.command}: ${h.what})`).join(', ');
+    throw new UnsafeMountError(`processes use ${path}: ${who}`, {
+      hint: 'stop them, then run rambake revert again',
+    });
+  }
+}
+
+/** Drops `<file>.rambake-bak` when the reverted file equals it; else keeps it and says so. */
+async function settleBackup(file: string, reverted: string | undefined): Promise<string | undefined> {
+  const backup = file + BACKUP_SUFFIX;
+  const saved = await fsp.readFile(backup, 'latin1').catch(() => undefined);
+  if (saved === undefined) return undefined;
+  if (reverted !== undefined && saved === reverted) {
+    await removeFileDurably(backup);
+    return undefined;
+  }
+  return backup;
+}

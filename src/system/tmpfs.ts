@@ -1,0 +1,160 @@
+// Mounting and unmounting the build's tmpfs (root only), with the checks that keep data safe:
+// never over a folder that holds files, never twice on one point, never while a process uses it.
+// Commands go to execa as argv (no shell), so any path is passed through unchanged.
+
+import { promises as fsp } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { UnsafeMountError } from '../errors.js';
+import { statFs, TMPFS_MAGIC } from './fsstat.js';
+import { isNoexec, type MountEntry, readMountinfo } from './mounts.js';
+
+export interface TmpfsRequest {
+  source: string;
+  path: string;
+  options: readonly string[];
+  /** The mount argv (built by plan/mount-commands.ts). */
+  argv: readonly string[];
+  /** size= in bytes, checked against statfs afterwards. */
+  sizeBytes: number;
+}
+
+export interface MountResult {
+  path: string;
+  source: string;
+  /** rambake made the folder (revert removes it again, when empty). */
+  createdFolder: boolean;
+  entry: MountEntry;
+}
+
+/** The mount whose mount point is exactly `path` (the top one when stacked). */
+export function mountAt(entries: readonly MountEntry[], path: string): MountEntry | undefined {
+  let found: MountEntry | undefined;
+  for (const e of entries) if (e.mountPoint === path) found = e;
+  return found;
+}
+
+/**
+ * The mount point must be an empty folder that is not already a mount point: mounting over
+ * files hides them (a build would then miss them), and stacking mounts confuses revert.
+ * Returns whether the folder is missing (to be made).
+ */
+export async function checkMountPoint(
+  path: string,
+  entries: readonly MountEntry[],
+): Promise<{ missing: boolean }> {
+  const stat = await fsp.lstat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (!stat) return { missing: true };
+  if (!stat.isDirectory())
+    throw new UnsafeMountError(`${path} exists and is not a folder: not mounting there`);
+  const real = await fsp.realpath(path);
+  const existing = mountAt(entries, real);
+  if (existing) {
+    throw new UnsafeMountError(`${path} is already a mount point (${existing.fstype} ${existing.source})`, {
+      hint: 'unmount it first, or choose another --path',
+    });
+  }
+  const names = await fsp.readdir(path);
+  if (names.length > 0) {
+    throw new UnsafeMountError(
+      `${path} is not empty (${names.length} entries, e.g. ${names[0]}): not mounting over it`,
+      {
+        hint: 'mounting would hide those files; move them away or choose another --path',
+      },
+    );
+  }
+  return { missing: false };
+}
+
+/** Mounts the tmpfs and checks through mountinfo and statfs that the kernel did what was asked. */
+export async function mountTmpfs(req: TmpfsRequest): Promise<MountResult> {
+  const path = resolve(req.path);
+  const { missing } = await checkMountPoint(path, await readMountinfo());
+  if (missing) await fsp.mkdir(path, { recursive: true, mode: 0o755 });
+  const [cmd, ...args] = req.argv;
+  try {
+    await execa(cmd!, args, { stdin: 'ignore' });
+  } catch (error) {
+    if (missing) await fsp.rmdir(path).catch(() => undefined);
+    throw new UnsafeMountError(
+      `mount of ${path} failed: ${(error as { stderr?: string }).stderr || String(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const entry = await verifyTmpfs(path, req.source, req.sizeBytes);
+  return { path, source: req.source, createdFolder: missing, entry };
+}
+
+/** mountinfo shows our tmpfs (type, source, no noexec) at `path`, and statfs its size. */
+export async function verifyTmpfs(path: string, source: string, sizeBytes: number): Promise<MountEntry> {
+  const entry = mountAt(await readMountinfo(), await fsp.realpath(path));
+  if (entry?.fstype !== 'tmpfs' || entry.source !== source) {
+    throw new UnsafeMountError(
+      `after mounting, ${path} is ${entry ? `${entry.fstype} ${entry.source}` : 'not a mount point'} (expected tmpfs ${source})`,
+    );
+  }
+  if (isNoexec(entry))
+    throw new UnsafeMountError(`${path} is mounted noexec: BitBake cannot run native tools there`);
+  const fs = await statFs(path);
+  // The kernel rounds size= up to whole pages.
+  if (fs.fsType !== TMPFS_MAGIC || Math.abs(fs.totalBytes - sizeBytes) > fs.blockSize) {
+    throw new UnsafeMountError(`${path}: statfs reports ${fs.totalBytes} bytes, expected ${sizeBytes}`);
+  }
+  return entry;
+}
+
+export interface Holder {
+  pid: number;
+  command: string;
+  /** What points into the mount: `cwd` or an open file's path. */
+  what: string;
+}
+
+/** Processes with their cwd or an open file under `path` (from /proc/<pid>/cwd and fd/*). */
+export async function findHolders(path: string, proc = '/proc'): Promise<Holder[]> {
+  const root = path.endsWith('/') ? path : `${path}/`;
+  const under = (p: string) => p === path || p.startsWith(root);
+  const holders: Holder[] = [];
+  const pids = (await fsp.readdir(proc)).filter((n) => /^\d+$/.test(n));
+  for (const pid of pids) {
+    const hits: string[] = [];
+    const cwd = await fsp.readlink(join(proc, pid, 'cwd')).catch(() => undefined);
+    if (cwd !== undefined && under(cwd)) hits.push('cwd');
+    const fds = await fsp.readdir(join(proc, pid, 'fd')).catch(() => [] as string[]);
+    for (const fd of fds) {
+      const target = await fsp.readlink(join(proc, pid, 'fd', fd)).catch(() => undefined);
+      if (target !== undefined && under(target.replace(/ \(deleted\)$/, ''))) hits.push(target);
+    }
+    if (hits.length === 0) continue;
+    const command = await fsp.readFile(join(proc, pid, 'comm'), 'utf8').then(
+      (t) => t.trim(),
+      () => '?',
+    );
+    holders.push({ pid: Number(pid), command, what: hits[0]! });
+  }
+  return holders;
+}
+
+/** Unmounts `path` (argv through execa) and checks that it is gone. */
+export async function unmountTmpfs(path: string, argv: readonly string[]): Promise<void> {
+  const [cmd, ...args] = argv;
+  try {
+    await execa(cmd!, args, { stdin: 'ignore' });
+  } catch (error) {
+    throw new UnsafeMountError(
+      `umount of ${path} failed: ${(error as { stderr?: string }).stderr || String(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const left = mountAt(await readMountinfo(), path);
+  if (left?.fstype === 'tmpfs' && left.source.startsWith('rambake-')) {
+    throw new UnsafeMountError(`${path} is still mounted after umount`);
+  }
+}
