@@ -60,34 +60,44 @@ export function planBuild(inp: PlanInputs): BuildPlan {
     return true;
   };
 
-  // §11: setscene coverage comes from sstate availability; a consumer of do_package whose
-  // object is missing makes BitBake restore do_package, even when the consumer's stamp then
-  // turns out to be current and no real consumer runs (a redundant do_package_setscene).
-  const restorePackage = (consumer: string) => {
-    const pkg = pkgOf(consumer);
-    if (!closure.has(pkg) || modes.get(pkg) === 'real' || modes.get(pkg) === 'setscene') return;
-    if (inp.stamps(pkg).normal) return;
-    if (inp.objectExists(pkg)) modes.set(pkg, 'setscene');
-  };
-
-  const visit = (id: string): void => {
-    if (modes.has(id)) return;
-    const t = graph.get(id);
-    if (!t) return;
+  // Decide dependents before their dependencies: a task that is neither current nor
+  // restorable runs for real only when it is asked for or a real task needs it (BitBake's
+  // "covered" tasks are skipped).
+  const roots = new Set(inp.roots);
+  const runsReal = (id: string) => modes.get(id) === 'real' || modes.get(id) === 'noexec';
+  const needed = (id: string) =>
+    roots.has(id) || graph.get(id)!.dependents.some((d) => closure.has(d) && runsReal(d));
+  const order = topoOrder(graph)
+    .filter((t) => closure.has(t.id))
+    .reverse();
+  for (const t of order) {
+    const id = t.id;
     const forced = inp.forced.has(id);
-    if (!forced && stampCurrent(id)) {
-      modes.set(id, 'current');
-      if (PACKAGE_CONSUMERS.includes(t.task) && !inp.objectExists(id)) restorePackage(id);
-      return;
+    if (t.task === 'do_package' && !forced) {
+      modes.set(id, packageMode(id));
+      continue;
     }
-    if (!forced && t.sstate && inp.objectExists(id)) {
-      modes.set(id, 'setscene');
-      return;
-    }
-    modes.set(id, t.noexec ? 'noexec' : 'real');
-    for (const d of t.deps) visit(d);
-  };
-  for (const r of inp.roots) visit(r);
+    if (!forced && stampCurrent(id)) modes.set(id, 'current');
+    else if (!forced && t.sstate && inp.objectExists(id)) modes.set(id, 'setscene');
+    else if (needed(id)) modes.set(id, t.noexec ? 'noexec' : 'real');
+    else modes.set(id, 'current');
+  }
+
+  // do_package is restored only for its consumers (packagedata, package_qa, package_write_*).
+  // §11: coverage comes from sstate availability, so a consumer whose object is missing makes
+  // BitBake restore do_package even when the consumer's stamp is current and no real consumer
+  // runs: a redundant do_package_setscene. Only do_package's normal stamp counts here (rm_work
+  // always deletes it), so the restore repeats in every build while the object is missing.
+  function packageMode(id: string): TaskMode {
+    const pn = graph.get(id)!.recipe.pn;
+    const consumers = PACKAGE_CONSUMERS.map((c) => `${pn}:${c}`).filter((c) => closure.has(c));
+    if (inp.stamps(id).normal) return 'current';
+    const realConsumer = consumers.some((c) => runsReal(c));
+    const missing = consumers.some((c) => !inp.objectExists(c));
+    if (realConsumer) return inp.objectExists(id) ? 'setscene' : 'real';
+    if (missing && inp.objectExists(id)) return 'setscene';
+    return roots.has(id) ? 'real' : 'current';
+  }
 
   const counts: SstateCounts = { wanted: 0, local: 0, mirrors: 0, missed: 0, current: 0 };
   for (const id of closure) {
