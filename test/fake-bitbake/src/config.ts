@@ -1,53 +1,18 @@
 // The one place the fake depends on rambake: its BuildDir model turns conf/ into FakeConfig.
-// Imported at run time from the compiled dist/ (npm run build builds it first); the shape is
-// declared here so the fake compiles on its own.
+// Imported from the compiled dist/ (npm run build builds rambake before the fake).
 
 import path from 'node:path';
+import { type BuildDir, loadBuildDir } from '../../../dist/index.js';
 import type { FakeConfig } from './types.js';
 
-interface ResolvedVarLike {
-  value: string | undefined;
-  file?: string;
-  line?: number;
-}
-export interface BuildDirLike {
-  topdir: string;
-  paths: {
-    topdir: string;
-    tmpdir: string;
-    baseWorkdir: string;
-    stampsDir: string;
-    componentsDir: string;
-    workShared: string;
-    deployDir: string;
-    logDir: string;
-    buildstatsBase: string;
-    sstateManifests: string;
-    dlDir: string;
-    sstateDir: string;
-  };
-  vars: Record<string, ResolvedVarLike>;
-  machine: string | undefined;
-  distro: string | undefined;
-  rmWork: boolean;
-  rmWorkExclude: string[];
-  layers: { path: string }[];
-  getVar(name: string): ResolvedVarLike;
-}
-
-const DIST_INDEX = '../../../dist/index.js';
-
-export async function loadBuildDirForFake(cwd: string, env: NodeJS.ProcessEnv): Promise<BuildDirLike> {
-  const mod = (await import(DIST_INDEX)) as {
-    loadBuildDir(o: { cwd?: string; env?: NodeJS.ProcessEnv; sources?: object }): Promise<BuildDirLike>;
-  };
+export async function loadBuildDirForFake(cwd: string, env: NodeJS.ProcessEnv): Promise<BuildDir> {
   // Never ask bitbake-getvar: on this PATH it may be the fake itself.
-  return mod.loadBuildDir({ cwd, env, sources: { getvar: false, eventlog: false } });
+  return loadBuildDir({ cwd, env, sources: { getvar: false, eventlog: false } });
 }
 
-export function configFromBuildDir(bd: BuildDirLike): FakeConfig {
+export function configFromBuildDir(bd: BuildDir): FakeConfig {
   const p = bd.paths;
-  const value = (n: string) => bd.vars[n]?.value ?? bd.getVar(n).value;
+  const value = (n: string) => bd.getVar(n).value;
   const threads = Number.parseInt(value('BB_NUMBER_THREADS') ?? '', 10);
   const vars: Record<string, string> = {};
   const varOrigins: FakeConfig['varOrigins'] = {};
