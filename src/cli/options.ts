@@ -28,6 +28,41 @@ export const OPTIONS: OptionSpec[] = [
     description: 'do not ask bitbake-getvar or the event log; read the conf files only',
     scope: 'global',
   },
+  {
+    flags: '--ram <size>',
+    description: 'plan for this much RAM instead of MemTotal (what if: 32g); k, m, g suffixes, binary',
+    scope: ['plan'],
+  },
+  {
+    flags: '--scope <scope>',
+    description: 'what goes to RAM: tmpdir (all of TMPDIR, the default) or workdir (BASE_WORKDIR only)',
+    scope: ['plan'],
+  },
+  {
+    flags: '--target <name>',
+    description:
+      'what the build makes (core-image-minimal, core-image-sato, core-image-weston, world): picks published figures when nothing was measured',
+    scope: ['plan'],
+  },
+  {
+    flags: '--size <size>',
+    description: 'check this tmpfs size instead of choosing one (e.g. 24g)',
+    scope: ['plan'],
+  },
+  {
+    flags: '--path <dir>',
+    description: 'mount point of the tmpfs (default ${TOPDIR}/tmp-ram; the workdir scope uses BASE_WORKDIR)',
+    scope: ['plan'],
+  },
+  { flags: '--os <os>', description: 'linux (tmpfs) or freebsd (swap-backed md disk)', scope: ['ci-ramdisk'] },
+  { flags: '--size <size>', description: 'RAM disk size (e.g. 20g)', scope: ['ci-ramdisk'] },
+  { flags: '--path <dir>', description: 'where the RAM disk is mounted (absolute)', scope: ['ci-ramdisk'] },
+  {
+    flags: '--copy-from <dir>',
+    description: 'copy this working tree onto the RAM disk; the same folder as --path moves it in place',
+    scope: ['ci-ramdisk'],
+  },
+  { flags: '--cpus <n>', description: 'CPUs of the CI machine (default: this machine\'s)', scope: ['ci-ramdisk'] },
 ];
 
 export function optionsFor(command: string): OptionSpec[] {

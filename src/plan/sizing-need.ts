@@ -1,0 +1,140 @@
+// What the build needs on the tmpfs, from measured runs when there are any, else from the
+// published figures; and which recipes are big enough to be worth placing on disk. Every
+// figure comes with the sentence that explains it.
+
+import { formatBytes, formatCount } from '../report/format.js';
+import { workdirPn } from './history.js';
+import type { PublishedTarget } from './published.js';
+import type { History, PlanReason, PlanScope } from './sizing-types.js';
+
+/** Over the largest measured peak: runs differ (parallel timing, a bigger kernel next time). */
+export const MARGIN_MEASURED = 1.2;
+/** Over a published figure: other machines, other releases. */
+export const MARGIN_PUBLISHED = 1.25;
+/** tmpfs inodes per GiB when nothing was measured: a TMPDIR is mostly small files. */
+export const INODES_PER_GIB = 65_536;
+/** systemd's /tmp uses nr_inodes=400k: never less. */
+export const MIN_INODES = 400 * 1024;
+
+export interface Need {
+  bytes: number;
+  /** Measured peak inodes with the margin, when known. */
+  inodes?: number;
+  measured: boolean;
+  reason: PlanReason;
+}
+
+export function needFromHistory(history: History, scope: PlanScope): Need | undefined {
+  const runs = history.runs.filter((r) => r.samples > 0 || r.summarised);
+  if (runs.length === 0) return undefined;
+  const peakOf = (r: (typeof runs)[number]) => {
+    if (scope === 'workdir') return r.peakWorkBytes;
+    // On a disk shared with other files, `used` counts them too: take the run's growth.
+    return r.onTmpfs ? r.peakBytes : r.peakBytes - (r.firstUsedBytes ?? 0);
+  };
+  const best = runs.reduce((a, b) => (peakOf(b) > peakOf(a) ? b : a));
+  const peak = peakOf(best);
+  if (peak <= 0) return undefined;
+  const enospc = runs.some((r) => r.enospc);
+  const what = scope === 'workdir' ? 'live work dirs together' : 'TMPDIR';
+  const disk = scope === 'tmpdir' && !best.onTmpfs;
+  const inodePeaks = runs.filter((r) => r.onTmpfs).map((r) => r.peakInodes);
+  const inodes = inodePeaks.length > 0 ? Math.ceil(Math.max(...inodePeaks) * MARGIN_MEASURED) : undefined;
+  return {
+    bytes: Math.ceil(peak * MARGIN_MEASURED),
+    ...(inodes === undefined ? {} : { inodes }),
+    measured: true,
+    reason: {
+      topic: 'need',
+      text:
+        `measured: ${what} peaked at ${formatBytes(peak)} in ${best.file}` +
+        ` (largest of ${runs.length} recorded run${runs.length === 1 ? '' : 's'}), +${pct(MARGIN_MEASURED)} margin` +
+        (disk
+          ? '; TMPDIR shared a disk, so the growth during the run is used (it misses what TMPDIR held before)'
+          : '') +
+        (best.summarised
+          ? ''
+          : '; that run has no summary line (watcher killed): peak recomputed from its samples') +
+        (enospc ? '; a run hit ENOSPC, so its peak is a floor: measure again on a bigger tmpfs' : ''),
+      figures: { peakBytes: peak, runs: runs.length, margin: MARGIN_MEASURED },
+    },
+  };
+}
+
+export function needFromPublished(
+  entry: PublishedTarget,
+  matched: boolean,
+  scope: PlanScope,
+  target?: string,
+): Need {
+  const peak = entry.peak[scope];
+  const unknown = matched ? '' : `no published figure for "${target}": core-image-sato's used; `;
+  return {
+    bytes: Math.ceil(peak * MARGIN_PUBLISHED),
+    measured: false,
+    reason: {
+      topic: 'need',
+      text: `${unknown}${entry.source[scope]}: ${formatBytes(peak)}, +${pct(MARGIN_PUBLISHED)} margin`,
+      figures: { publishedBytes: peak, target: entry.target, margin: MARGIN_PUBLISHED },
+    },
+  };
+}
+
+/** nr_inodes: the larger of the measured peak (with margin), a per-GiB rule, and systemd's 400k. */
+export function chooseInodes(
+  size: number,
+  measured: number | undefined,
+): { count: number; reason: PlanReason } {
+  const rule = Math.ceil((size / 2 ** 30) * INODES_PER_GIB);
+  const count = Math.max(rule, measured ?? 0, MIN_INODES);
+  const parts = [`${formatCount(INODES_PER_GIB)} per GiB of size = ${formatCount(rule)}`];
+  if (measured !== undefined) parts.push(`measured peak +${pct(MARGIN_MEASURED)} = ${formatCount(measured)}`);
+  parts.push(`systemd's /tmp 400k = ${formatCount(MIN_INODES)}`);
+  return {
+    count,
+    reason: {
+      topic: 'inodes',
+      text: `nr_inodes ${formatCount(count)}: the largest of ${parts.join(', ')}; an inode costs memory only while its file exists`,
+      figures: { nrInodes: count, rule, ...(measured === undefined ? {} : { measured }) },
+    },
+  };
+}
+
+export interface GiantCandidate {
+  pn: string;
+  bytes: number;
+  source: string;
+}
+
+/** Recipes whose work dir alone is at least `share` of the room: on disk they free that much. */
+export function findGiants(
+  history: History,
+  published: PublishedTarget,
+  room: number,
+  share = 0.25,
+): GiantCandidate[] {
+  const byPn = new Map<string, number>();
+  for (const [dir, bytes] of Object.entries(history.workdirPeaks)) {
+    const pn = workdirPn(dir);
+    byPn.set(pn, Math.max(byPn.get(pn) ?? 0, bytes));
+  }
+  const candidates: GiantCandidate[] =
+    byPn.size > 0
+      ? [...byPn].map(([pn, bytes]) => ({ pn, bytes, source: 'measured work-dir peak' }))
+      : published.giants.map((g) => ({ ...g }));
+  return candidates
+    .filter((c) => c.bytes >= room * share)
+    .sort((a, b) => b.bytes - a.bytes || (a.pn < b.pn ? -1 : 1));
+}
+
+/** The largest work dir that stays in RAM: what one step of a stepped build must hold. */
+export function largestWorkdir(history: History, exclude: ReadonlySet<string>): number {
+  let largest = 0;
+  for (const [dir, bytes] of Object.entries(history.workdirPeaks))
+    if (!exclude.has(workdirPn(dir))) largest = Math.max(largest, bytes);
+  return largest;
+}
+
+function pct(margin: number): string {
+  return `${Math.round((margin - 1) * 100)}%`;
+}

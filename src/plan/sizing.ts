@@ -1,0 +1,201 @@
+// `rambake plan`: the sizing model. `planRamBuild` is pure (BuildDir, host facts, history,
+// options → RamPlan, every number with its reason); `makePlan` gathers those inputs.
+
+import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
+import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
+import { UsageError } from '../errors.js';
+import { formatBytes } from '../report/format.js';
+import { confLines, diskWorkdirLine } from './conf-lines.js';
+import { diskmonValue } from './diskmon.js';
+import { readBuildFacts } from './facts.js';
+import type { BuildFacts } from './facts-types.js';
+import { readHistory } from './history.js';
+import { publishedFor } from './published.js';
+import { chooseBudget, GiB, roomFor, tmpfsSizeOption } from './sizing-budget.js';
+import {
+  explainBudget,
+  explainHost,
+  explainKeep,
+  explainRmWorkExclude,
+  explainVerdict,
+} from './sizing-explain.js';
+import {
+  chooseInodes,
+  findGiants,
+  largestWorkdir,
+  needFromHistory,
+  needFromPublished,
+} from './sizing-need.js';
+import { type History, PLAN_SCHEMA_VERSION, type PlanOptions, type RamPlan } from './sizing-types.js';
+
+export { tmpfsSizeOption } from './sizing-budget.js';
+export type { History, PlanOptions, RamPlan } from './sizing-types.js';
+
+export interface PlanInput {
+  bd: BuildDir;
+  facts: BuildFacts;
+  history: History;
+  opts: PlanOptions;
+  /** Owner of the tmpfs root (the build user); default: TOPDIR's owner as makePlan reads it. */
+  owner?: { uid: number; gid: number };
+}
+
+/** Characters BitBake's sanity check refuses in TMPDIR (bitbake-formats.md §4). */
+const BAD_TMPDIR = /\.\.|[+@ %~]/;
+
+export function planRamBuild(input: PlanInput): RamPlan {
+  const { bd, facts, history, opts } = input;
+  const scope = opts.scope ?? 'tmpdir';
+  const path = mountPath(bd, opts);
+  const host = explainHost(bd, facts, opts);
+  const { entry, matched } = publishedFor(opts.target);
+  const measured = needFromHistory(history, scope);
+  const need = measured ?? needFromPublished(entry, matched, scope, opts.target);
+  const perJobBytes = history.compile?.p90Bytes ?? entry.perJobBytes;
+  const budgetBase = {
+    available: host.available,
+    headroom: host.headroom,
+    swapFree: host.swapFree,
+    perJobBytes,
+    jobs: host.jobs,
+    minJobs: Math.max(1, Math.min(host.jobs, Math.ceil(host.cpus / 2))),
+    need: need.bytes,
+  };
+  const room0 = roomFor({ ...budgetBase, needWithoutGiants: need.bytes, hasGiants: false }, host.jobs, false);
+  const giants = need.bytes > room0 ? findGiants(history, entry, room0) : [];
+  const giantBytes = giants.reduce((sum, g) => sum + g.bytes, 0);
+  const choice = chooseBudget({
+    ...budgetBase,
+    needWithoutGiants: Math.max(GiB, need.bytes - giantBytes),
+    hasGiants: giants.length > 0,
+    ...(opts.size === undefined ? {} : { fixedSize: opts.size }),
+  });
+  const placed = choice.giantsOnDisk ? giants : [];
+  const inodes = chooseInodes(choice.size, need.inodes);
+  const lowered = choice.jobs < host.jobs;
+  const threads = lowered
+    ? { bbNumberThreads: Math.min(host.bbThreads, choice.jobs), parallelMake: `-j ${choice.jobs}`, lowered }
+    : { bbNumberThreads: host.bbThreads, parallelMake: host.parallelMake, lowered };
+  const diskmon = diskmonValue(path, choice.size, inodes.count);
+  const source = `rambake-${createHash('sha1').update(bd.topdir).digest('hex').slice(0, 8)}`;
+  const owner = input.owner ?? { uid: 0, gid: 0 };
+  const stepNeed = 2 * Math.max(largestWorkdir(history, new Set(placed.map((g) => g.pn))), 4 * GiB);
+  const inSteps = choice.fits || stepNeed <= choice.size;
+  const rmWorkExclude = explainRmWorkExclude(bd, history);
+  const reasons = [
+    ...host.reasons,
+    need.reason,
+    ...explainBudget({
+      choice,
+      need: need.bytes,
+      perJobBytes,
+      host,
+      measuredRss: history.compile,
+      entry,
+      path,
+      scope,
+    }),
+    inodes.reason,
+    {
+      topic: 'diskmon',
+      text: `BB_DISKMON_DIRS stops new tasks with 5% of the tmpfs left (at least 1G) and halts at 1% (at least 100M), the same shares of inodes; DL_DIR and SSTATE_DIR keep Poky's thresholds. BitBake names devices by their /proc/mounts source and every tmpfs is "tmpfs", so this mount gets its own source name ${source}`,
+      figures: { source },
+    },
+    ...placed.map((g) => ({
+      topic: 'giant',
+      text: `${g.pn} (${formatBytes(g.bytes)}, ${g.source}) builds on disk: WORKDIR:pn-${g.pn} (WORKDIR is not in task hashes; BASE_WORKDIR is, so it stays); its recipe sysroot is then copied, not hardlinked`,
+      figures: { bytes: g.bytes },
+    })),
+    ...rmWorkExclude.map((x) => ({ topic: 'rm-work-exclude', text: x.text })),
+    ...explainKeep(bd, scope),
+  ];
+  const verdict = explainVerdict({ choice, need: need.bytes, inSteps, stepNeed, measured: need.measured });
+  if (!need.measured)
+    reasons.push({
+      topic: 'advice',
+      text: 'these are published figures, not this build: measure one build with `rambake run` and plan again',
+    });
+  return {
+    schemaVersion: PLAN_SCHEMA_VERSION,
+    topdir: bd.topdir,
+    tmpfs: { path, size: choice.size, nrInodes: inodes.count, scope },
+    threads,
+    diskmon,
+    conf: confLines(bd, {
+      scope,
+      tmpfsPath: path,
+      diskmon,
+      ...(lowered ? { threads } : {}),
+      giants: placed.map((g) => g.pn),
+    }),
+    mount: {
+      source,
+      options: [
+        `size=${tmpfsSizeOption(choice.size)}`,
+        `nr_inodes=${inodes.count}`,
+        'mode=0755',
+        `uid=${owner.uid}`,
+        `gid=${owner.gid}`,
+        'noatime',
+      ],
+    },
+    reserve: {
+      jobs: choice.jobs,
+      perJobBytes,
+      bytes: choice.jobs * perJobBytes,
+      from: history.compile ? 'buildstats' : 'published',
+    },
+    swapHelps: choice.swapHelps,
+    need: { bytes: need.bytes, inodes: need.inodes ?? inodes.count },
+    placeOnDisk: placed.map((g) => ({
+      pn: g.pn,
+      bytes: g.bytes,
+      reason: g.source,
+      conf: diskWorkdirLine(g.pn),
+    })),
+    rmWorkExclude,
+    sources: {
+      history: need.measured,
+      runs: history.runs.length,
+      buildstats: history.compile?.builds.length ?? 0,
+      ...(need.measured ? {} : { published: entry.target }),
+    },
+    uncertainty: need.measured
+      ? `measured on this build (+20% margin); runs vary with parallel timing`
+      : entry.uncertainty,
+    reasons,
+    verdict,
+  };
+}
+
+function mountPath(bd: BuildDir, opts: PlanOptions): string {
+  if ((opts.scope ?? 'tmpdir') === 'workdir') {
+    if (opts.path !== undefined && opts.path !== bd.paths.baseWorkdir)
+      throw new UsageError(
+        `--path does not apply to --scope workdir: the tmpfs goes on BASE_WORKDIR (${bd.paths.baseWorkdir})`,
+        'BASE_WORKDIR is in task hashes and stays as it is; use --scope tmpdir to choose a path',
+      );
+    return bd.paths.baseWorkdir;
+  }
+  const path = opts.path ?? join(bd.topdir, 'tmp-ram');
+  if (!isAbsolute(path)) throw new UsageError(`--path must be absolute: ${path}`);
+  if (path === '/' || BAD_TMPDIR.test(path))
+    throw new UsageError(
+      `--path ${path} cannot be TMPDIR: BitBake's sanity check refuses "..", "+", "@", "%", "~", blanks and /`,
+    );
+  return path;
+}
+
+/** Reads the BuildDir, the host and the history, then plans. */
+export async function makePlan(load: LoadOptions, opts: PlanOptions): Promise<RamPlan> {
+  const bd = await loadBuildDir(load);
+  assertReadable(bd);
+  const [facts, history] = await Promise.all([readBuildFacts(bd), readHistory(bd)]);
+  const st = statSync(bd.topdir);
+  const resolved =
+    opts.path === undefined ? opts : { ...opts, path: resolve(load.cwd ?? process.cwd(), opts.path) };
+  return planRamBuild({ bd, facts, history, opts: resolved, owner: { uid: st.uid, gid: st.gid } });
+}
