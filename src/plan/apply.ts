@@ -12,13 +12,14 @@ import { mountAt, mountTmpfs } from '../system/tmpfs.js';
 import {
   type ApplyState,
   acquireLock,
-  backupOnce,
+  commitBlockWrite,
+  planBlockWrite,
   readApplyState,
   STATE_SCHEMA_VERSION,
   writeApplyState,
   writeFileAtomic,
 } from './conf-write.js';
-import { insertBlock, renderKasSnippet, unifiedDiff } from './managed-block.js';
+import { renderKasSnippet, unifiedDiff } from './managed-block.js';
 import {
   type MountSpec,
   mountArgv,
@@ -86,7 +87,6 @@ export interface WorkdirCosts {
   text: string[];
 }
 
-const toLatin1 = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
 const fromLatin1 = (s: string) => Buffer.from(s, 'latin1').toString('utf8');
 
 /** The conf file the block goes into; site.conf shared by bitbake-setup builds is refused. */
@@ -109,51 +109,6 @@ export async function chooseConfFile(bd: BuildDir, choice: Exclude<ConfChoice, '
     choice === 'local' ? (bd.confFiles.local ?? join(confDir, 'local.conf')) : join(confDir, 'auto.conf');
   // Renaming over a symlink would replace it with a file: write to what it points at.
   return fsp.realpath(file).catch(() => file);
-}
-
-export interface BlockWrite {
-  file: string;
-  before: string | undefined;
-  after: string;
-  changed: boolean;
-  backup?: string;
-}
-
-/** Reads the file and computes its new text (latin1 strings: one char per byte). */
-export async function planBlockWrite(
-  file: string,
-  lines: readonly string[],
-  force = false,
-): Promise<BlockWrite> {
-  const before = await fsp.readFile(file, 'latin1').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
-  const edit = insertBlock(before ?? '', lines.map(toLatin1), { force });
-  return { file, before, after: edit.text, changed: edit.changed || before === undefined };
-}
-
-/** Puts the block into `file` under the conf folder's lock: one backup, atomic write. */
-export async function writeManagedBlock(
-  file: string,
-  lines: readonly string[],
-  opts: { force?: boolean } = {},
-): Promise<BlockWrite> {
-  const lock = await acquireLock(dirname(file));
-  try {
-    return await commitBlockWrite(file, lines, opts.force);
-  } finally {
-    await lock.release();
-  }
-}
-
-/** Under the lock: read again (another apply may have written), back up once, write atomically. */
-async function commitBlockWrite(file: string, lines: readonly string[], force = false): Promise<BlockWrite> {
-  const write = await planBlockWrite(file, lines, force);
-  if (!write.changed) return write;
-  const backup = write.before === undefined ? undefined : await backupOnce(file);
-  await writeFileAtomic(file, Buffer.from(write.after, 'latin1'), { mode: 0o644 });
-  return { ...write, ...(backup ? { backup: backup.path } : {}) };
 }
 
 export async function applyPlan(

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, promises as fsp } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UnsafeEditError } from '../errors.js';
+import { insertBlock } from './managed-block.js';
 import type { PlanScope } from './sizing-types.js';
 
 export const BACKUP_SUFFIX = '.rambake-bak';
@@ -118,6 +119,7 @@ export async function acquireLock(
     for (;;) {
       try {
         await fsp.link(temp, lockPath);
+        await removeStaleTemps(dir).catch(() => undefined);
         return { path: lockPath, release: () => releaseLock(lockPath) };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -136,6 +138,19 @@ export async function acquireLock(
     }
   } finally {
     await fsp.rm(temp, { force: true });
+  }
+}
+
+/**
+ * Temp files of writers that were killed (`.auto.conf.rambake-tmp-<pid>-<hex>`,
+ * `.rambake.lock.<pid>-<hex>`): removed by the next lock holder once their pid is dead.
+ */
+async function removeStaleTemps(dir: string): Promise<void> {
+  for (const name of await fsp.readdir(dir)) {
+    // `.auto.conf.rambake-tmp-4242-1a2b3c4d` → 4242
+    const m = /(?:\.rambake-tmp-|^\.rambake\.lock\.(?:stale-)?)(\d+)-[0-9a-f]{8}$/.exec(name);
+    if (m && Number(m[1]) !== process.pid && !isAlive(Number(m[1])))
+      await fsp.rm(join(dir, name), { force: true });
   }
 }
 
@@ -174,6 +189,61 @@ export async function withLock<T>(dir: string, work: () => Promise<T>): Promise<
   } finally {
     await lock.release();
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The managed block in a conf file. Text is handled as latin1 (one char per byte) so every byte
+// of the user's file survives; the block's lines are UTF-8.
+
+const toLatin1 = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
+
+export interface BlockWrite {
+  file: string;
+  before: string | undefined;
+  after: string;
+  changed: boolean;
+  backup?: string;
+}
+
+/** Reads the file and computes its new text (latin1 strings: one char per byte). */
+export async function planBlockWrite(
+  file: string,
+  lines: readonly string[],
+  force = false,
+): Promise<BlockWrite> {
+  const before = await fsp.readFile(file, 'latin1').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  const edit = insertBlock(before ?? '', lines.map(toLatin1), { force });
+  return { file, before, after: edit.text, changed: edit.changed || before === undefined };
+}
+
+/** Puts the block into `file` under the conf folder's lock: one backup, atomic write. */
+export async function writeManagedBlock(
+  file: string,
+  lines: readonly string[],
+  opts: { force?: boolean } = {},
+): Promise<BlockWrite> {
+  const lock = await acquireLock(dirname(file));
+  try {
+    return await commitBlockWrite(file, lines, opts.force);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Under the lock: read again (another apply may have written), back up once, write atomically. */
+export async function commitBlockWrite(
+  file: string,
+  lines: readonly string[],
+  force = false,
+): Promise<BlockWrite> {
+  const write = await planBlockWrite(file, lines, force);
+  if (!write.changed) return write;
+  const backup = write.before === undefined ? undefined : await backupOnce(file);
+  await writeFileAtomic(file, Buffer.from(write.after, 'latin1'), { mode: 0o644 });
+  return { ...write, ...(backup ? { backup: backup.path } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------
