@@ -63,6 +63,18 @@ export const OPTIONS: OptionSpec[] = [
     scope: ['ci-ramdisk'],
   },
   { flags: '--cpus <n>', description: 'CPUs of the CI machine (default: this machine\'s)', scope: ['ci-ramdisk'] },
+  {
+    flags: '--builds <n>',
+    description: 'how many of the newest builds (buildstats folders) to analyse',
+    scope: ['churn'],
+    defaultValue: '5',
+  },
+  { flags: '--save <file>', description: 'write the TMPDIR scan as JSON to this file', scope: ['space'] },
+  {
+    flags: '--compare <file>',
+    description: 'compare with a scan saved by --save: growth per recipe and subfolder',
+    scope: ['space'],
+  },
 ];
 
 export function optionsFor(command: string): OptionSpec[] {
