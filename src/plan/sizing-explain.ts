@@ -67,7 +67,7 @@ export function explainHost(bd: BuildDir, facts: BuildFacts, opts: PlanOptions):
     },
     {
       topic: 'jobs',
-      text: `${jobs} compile jobs at once: BB_NUMBER_THREADS ${bbThreads} (${threadsVar.source}) × PARALLEL_MAKE "${parallelMake}" (${bd.vars.PARALLEL_MAKE.source}), at most one per usable CPU (${cpus})`,
+      text: `${jobs} compile jobs at once with today's settings: BB_NUMBER_THREADS ${bbThreads} (${threadsVar.source}) × PARALLEL_MAKE "${parallelMake}" (${bd.vars.PARALLEL_MAKE.source}), at most one per usable CPU (${cpus})`,
       figures: { jobs, bbThreads, makeJobs, cpus },
     },
   ];

@@ -2,7 +2,7 @@
 // published figures; and which recipes are big enough to be worth placing on disk. Every
 // figure comes with the sentence that explains it.
 
-import { formatBytes, formatCount } from '../report/format.js';
+import { formatBytes } from '../report/format.js';
 import { workdirPn } from './history.js';
 import type { PublishedTarget } from './published.js';
 import type { History, PlanReason, PlanScope } from './sizing-types.js';
@@ -87,14 +87,15 @@ export function chooseInodes(
 ): { count: number; reason: PlanReason } {
   const rule = Math.ceil((size / 2 ** 30) * INODES_PER_GIB);
   const count = Math.max(rule, measured ?? 0, MIN_INODES);
-  const parts = [`${formatCount(INODES_PER_GIB)} per GiB of size = ${formatCount(rule)}`];
-  if (measured !== undefined) parts.push(`measured peak +${pct(MARGIN_MEASURED)} = ${formatCount(measured)}`);
-  parts.push(`systemd's /tmp 400k = ${formatCount(MIN_INODES)}`);
+  const parts = [`${thousands(INODES_PER_GIB)} per GiB of size (${thousands(rule)})`];
+  if (measured !== undefined)
+    parts.push(`the measured peak +${pct(MARGIN_MEASURED)} (${thousands(measured)})`);
+  parts.push(`systemd's /tmp nr_inodes=400k (${thousands(MIN_INODES)})`);
   return {
     count,
     reason: {
       topic: 'inodes',
-      text: `nr_inodes ${formatCount(count)}: the largest of ${parts.join(', ')}; an inode costs memory only while its file exists`,
+      text: `nr_inodes ${thousands(count)}: the largest of ${parts.join(', ')}; an inode costs memory only while its file exists`,
       figures: { nrInodes: count, rule, ...(measured === undefined ? {} : { measured }) },
     },
   };
@@ -133,6 +134,11 @@ export function largestWorkdir(history: History, exclude: ReadonlySet<string>): 
   for (const [dir, bytes] of Object.entries(history.workdirPeaks))
     if (!exclude.has(workdirPn(dir))) largest = Math.max(largest, bytes);
   return largest;
+}
+
+/** 1835008 → "1,835,008" (locale-free, so output is the same everywhere). */
+function thousands(n: number): string {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+$)/g, ',');
 }
 
 function pct(margin: number): string {
