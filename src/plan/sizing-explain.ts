@@ -94,6 +94,8 @@ export interface BudgetFacts {
   entry: PublishedTarget;
   path: string;
   scope: PlanScope;
+  /** --size: the size was the user's, checked rather than chosen. */
+  fixed: boolean;
 }
 
 export function explainBudget(f: BudgetFacts): PlanReason[] {
@@ -135,6 +137,8 @@ export function explainBudget(f: BudgetFacts): PlanReason[] {
 }
 
 function sizeWhy(f: BudgetFacts): string {
+  if (f.fixed)
+    return `as asked (--size); the build needs ${formatBytes(f.need)} and the machine can give ${formatBytes(f.choice.room)}`;
   if (!f.choice.fits && f.need > f.choice.size)
     return `the most this machine can give (RAM${f.choice.swapHelps ? ' and swap' : ''} after headroom and compilers: ${formatBytes(f.choice.room)}), short of the ${formatBytes(f.need)} needed`;
   return `the ${formatBytes(f.need)} needed, rounded up to a whole GiB; room for it: ${formatBytes(f.choice.room)}`;

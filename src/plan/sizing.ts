@@ -97,6 +97,7 @@ export function planRamBuild(input: PlanInput): RamPlan {
       entry,
       path,
       scope,
+      fixed: opts.size !== undefined,
     }),
     inodes.reason,
     {

@@ -166,3 +166,18 @@ describe('scope and path', () => {
     expect(p.mount.options.join(',')).not.toMatch(/noexec/);
   });
 });
+
+describe('world without history', () => {
+  it('puts the published giants (chromium, webkitgtk) on disk on a 32 GB machine', () => {
+    const p = plan({ ram: 32 * GiB, cpus: 8 }, { target: 'world' });
+    expect(p.placeOnDisk.map((g) => g.pn)).toEqual(['chromium-ozone-wayland', 'chromium-x11', 'webkitgtk']);
+    expect(p.conf.filter((l) => l.startsWith('WORKDIR:pn-'))).toHaveLength(3);
+    expect(p.verdict.fits).toBe(false);
+    expect(p.uncertainty).toMatch(/±50%/);
+  });
+
+  it('explains a --size as the user’s choice', () => {
+    const p = plan({ ram: 64 * GiB, cpus: 8 }, { size: 32 * GiB });
+    expect(p.reasons.find((r) => r.topic === 'size')?.text).toMatch(/as asked \(--size\)/);
+  });
+});
