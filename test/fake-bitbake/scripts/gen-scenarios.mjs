@@ -196,7 +196,7 @@ const scenarios = [
     ),
     target: 'core-image-sato',
     bbFiles: 2240,
-    timeScale: 1 / 60,
+    timeScale: 0.009,
     sizeScale: 0.01,
   },
 ];
