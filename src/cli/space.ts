@@ -1,0 +1,34 @@
+import { type Command, Option } from 'commander';
+import { collectSpace } from '../analyze/space-read.js';
+import { EXIT_OK } from '../errors.js';
+import { renderSpace } from '../report/space.js';
+import { setup } from './common.js';
+import { OPTIONS } from './options.js';
+
+interface SpaceFlags {
+  save?: string;
+  compare?: string;
+}
+
+export function registerSpace(program: Command): void {
+  const cmd = program
+    .command('space')
+    .argument('[pn...]', 'only these recipes in the per-recipe lists')
+    .description(
+      "where TMPDIR's bytes are: per recipe and subfolder (unique vs shared hard links), stale work dirs, growth against a saved scan",
+    );
+  for (const spec of OPTIONS.filter((o) => o.scope !== 'global' && o.scope.includes('space')))
+    cmd.addOption(new Option(spec.flags, spec.description));
+  cmd.action(async (pns: string[], flags: SpaceFlags, command: Command) => {
+    const { out, load } = setup(command);
+    const result = await collectSpace(load, {
+      pns,
+      ...(flags.save === undefined ? {} : { save: flags.save }),
+      ...(flags.compare === undefined ? {} : { compare: flags.compare }),
+    });
+    if (out.json)
+      out.document(result.comparison ? { ...result.report, comparison: result.comparison } : result.report);
+    else for (const line of renderSpace(result.report, out.colors, result.comparison)) out.line(line);
+    process.exitCode = EXIT_OK;
+  });
+}
