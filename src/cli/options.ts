@@ -75,6 +75,43 @@ export const OPTIONS: OptionSpec[] = [
     description: 'compare with a scan saved by --save: growth per recipe and subfolder',
     scope: ['space'],
   },
+  {
+    flags: '--dry-run',
+    description: 'print the conf diff and the mount commands; change nothing',
+    scope: ['apply'],
+  },
+  {
+    flags: '--conf <where>',
+    description:
+      'where the managed block goes: auto (conf/auto.conf, the default), local, site, or kas (print a kas local_conf_header entry)',
+    scope: ['apply'],
+  },
+  {
+    flags: '--size <size>',
+    description: 'tmpfs size instead of the planned one (e.g. 24g)',
+    scope: ['apply'],
+  },
+  {
+    flags: '--path <dir>',
+    description: 'mount point of the tmpfs (default ${TOPDIR}/tmp-ram; the workdir scope uses BASE_WORKDIR)',
+    scope: ['apply'],
+  },
+  {
+    flags: '--scope <scope>',
+    description: 'what goes to RAM: tmpdir (all of TMPDIR, the default) or workdir (BASE_WORKDIR only)',
+    scope: ['apply'],
+  },
+  { flags: '--target <name>', description: 'what the build makes (as for rambake plan)', scope: ['apply'] },
+  {
+    flags: '--force',
+    description: 'overwrite (apply) or remove (revert) a managed block that was edited by hand',
+    scope: ['apply', 'revert'],
+  },
+  {
+    flags: '--unit-file <path>',
+    description: 'also write a systemd .mount unit: a folder, or a file named after the mount point',
+    scope: ['apply'],
+  },
 ];
 
 export function optionsFor(command: string): OptionSpec[] {

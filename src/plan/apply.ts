@@ -2,9 +2,10 @@
 // then write the managed block into one conf file; record both in the state file so that
 // `rambake revert` undoes exactly that. Conf text is handled as latin1 so every byte survives.
 
-import { existsSync, promises as fsp } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import type { BuildDir } from '../bitbake/builddir-types.js';
+import { existsSync, promises as fsp, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
+import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { UnsafeEditError, UsageError } from '../errors.js';
 import { scanTree } from '../system/du.js';
 import { readMountinfo } from '../system/mounts.js';
@@ -19,7 +20,9 @@ import {
   writeApplyState,
   writeFileAtomic,
 } from './conf-write.js';
-import { renderKasSnippet, unifiedDiff } from './managed-block.js';
+import { readBuildFacts } from './facts.js';
+import { readHistory } from './history.js';
+import { findBlock, keepOwnLines, renderKasSnippet, unifiedDiff } from './managed-block.js';
 import {
   type MountSpec,
   mountArgv,
@@ -30,7 +33,8 @@ import {
   renderShellCommand,
   sudoCommands,
 } from './mount-commands.js';
-import type { PlanScope, RamPlan } from './sizing-types.js';
+import { planRamBuild } from './sizing.js';
+import type { PlanOptions, PlanScope, RamPlan } from './sizing-types.js';
 
 export const APPLY_SCHEMA_VERSION = 1;
 export type ConfChoice = 'auto' | 'local' | 'site' | 'kas';
@@ -111,6 +115,30 @@ export async function chooseConfFile(bd: BuildDir, choice: Exclude<ConfChoice, '
   return fsp.realpath(file).catch(() => file);
 }
 
+/**
+ * Loads the build once, plans it (sizing.ts's model, gathered as makePlan does) and applies.
+ * The plan's verdict comes back as a note: a tmpfs that is too small fails with ENOSPC, it
+ * does not lose data, so it is the user's call.
+ */
+export async function runApply(
+  load: LoadOptions,
+  planOpts: PlanOptions,
+  opts: ApplyOptions,
+): Promise<ApplyReport & { verdict: RamPlan['verdict'] }> {
+  const bd = await loadBuildDir(load);
+  assertReadable(bd);
+  const [facts, history] = await Promise.all([readBuildFacts(bd), readHistory(bd)]);
+  const st = statSync(bd.topdir);
+  const resolved =
+    planOpts.path === undefined
+      ? planOpts
+      : { ...planOpts, path: resolve(load.cwd ?? process.cwd(), planOpts.path) };
+  const plan = planRamBuild({ bd, facts, history, opts: resolved, owner: { uid: st.uid, gid: st.gid } });
+  const report = await applyPlan(bd, plan, opts);
+  if (!plan.verdict.fits) report.notes.push(`the plan says: ${plan.verdict.text}`);
+  return { ...report, verdict: plan.verdict };
+}
+
 export async function applyPlan(
   bd: BuildDir,
   plan: ApplyPlan,
@@ -138,7 +166,8 @@ export async function applyPlan(
       'run rambake revert first to move it to another conf file',
     );
   }
-  const planned = confFile === undefined ? undefined : await planBlockWrite(confFile, plan.conf, opts.force);
+  const lines = confFile === undefined ? plan.conf : keepOwnLines(await readBlockLines(confFile), plan.conf);
+  const planned = confFile === undefined ? undefined : await planBlockWrite(confFile, lines, opts.force);
   const mounted = mountAt(await readMountinfo(), plan.tmpfs.path);
   const ours = mounted?.fstype === 'tmpfs' && mounted.source === plan.mount.source;
   const folderExists = existsSync(plan.tmpfs.path);
@@ -188,7 +217,7 @@ export async function applyPlan(
       notes.push('not root: run the commands above (or install the fstab line or unit) before building');
     }
     if (planned?.changed) {
-      const write = await commitBlockWrite(planned.file, plan.conf, opts.force);
+      const write = await commitBlockWrite(planned.file, lines, opts.force);
       if (write.backup) report.conf.backup = write.backup;
     }
     if (planned && !state.conf) {
@@ -208,6 +237,13 @@ export async function applyPlan(
     await lock?.release();
   }
   return report;
+}
+
+/** The lines of the block now in `file` (none when there is no intact block). */
+async function readBlockLines(file: string): Promise<string[]> {
+  const text = await fsp.readFile(file, 'latin1').catch(() => undefined);
+  const block = text === undefined ? undefined : findBlock(text);
+  return block?.intact ? block.lines.map(fromLatin1) : [];
 }
 
 /** `--unit-file DIR` or `--unit-file DIR/<escaped>.mount`: systemd needs that exact name. */

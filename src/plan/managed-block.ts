@@ -218,3 +218,21 @@ export function renderKasSnippet(lines: readonly string[]): string {
     '\n',
   );
 }
+
+// A plan made while the block is in effect sees its own settings: rm_work already inherited,
+// the scheduler already `completion`, threads already lowered, so it would leave those lines
+// out and a second apply would undo them. These lines stay until the user reverts.
+const SELF_SATISFIED = /^(INHERIT \+= "rm_work"|BB_SCHEDULER =|BB_NUMBER_THREADS =|PARALLEL_MAKE =)/;
+const assignedName = (line: string) => /^(\S+)\s*(?:\?\?=|\?=|:=|\+=|=\+|\.=|=\.|=)/.exec(line)?.[1];
+
+/** The new plan's lines, plus the self-satisfied lines of the block in place, at their old positions. */
+export function keepOwnLines(previous: readonly string[], planned: readonly string[]): string[] {
+  const result = [...planned];
+  for (const [index, line] of previous.entries()) {
+    if (!SELF_SATISFIED.test(line) || result.includes(line)) continue;
+    const name = assignedName(line);
+    if (name !== 'INHERIT' && result.some((l) => assignedName(l) === name)) continue;
+    result.splice(Math.min(index, result.length), 0, line);
+  }
+  return result;
+}

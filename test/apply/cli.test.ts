@@ -1,0 +1,128 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, Option } from 'commander';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { registerApply } from '../../src/cli/apply.js';
+import { OPTIONS } from '../../src/cli/options.js';
+import { registerRevert } from '../../src/cli/revert.js';
+import { CLI, copyExample, runRambake } from '../helpers/exec.js';
+
+/** The commands as program.ts wires them, run in this process; stdout captured. */
+async function run(args: string[]): Promise<string> {
+  const program = new Command('rambake').exitOverride();
+  for (const spec of OPTIONS.filter((o) => o.scope === 'global')) {
+    program.addOption(new Option(spec.flags, spec.description));
+  }
+  registerApply(program);
+  registerRevert(program);
+  let out = '';
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out += String(chunk);
+    return true;
+  });
+  try {
+    await program.parseAsync(['node', 'rambake', ...args]);
+  } finally {
+    spy.mockRestore();
+  }
+  return out;
+}
+
+let ex: ReturnType<typeof copyExample>;
+beforeEach(() => {
+  ex = copyExample();
+});
+afterEach(() => ex.cleanup());
+
+describe('rambake apply / revert commands', () => {
+  it('apply --dry-run --json prints one JSON report and writes nothing', async () => {
+    const out = await run([
+      '-B',
+      ex.topdir,
+      '--no-bitbake',
+      '--json',
+      'apply',
+      '--dry-run',
+      '--conf',
+      'local',
+    ]);
+    const report = JSON.parse(out);
+    expect(report).toMatchObject({
+      schemaVersion: 1,
+      dryRun: true,
+      conf: { choice: 'local', changed: true },
+    });
+    expect(report.conf.diff).toContain(`+TMPDIR = "${join(ex.topdir, 'tmp-ram')}"`);
+    expect(report.mount.commands[0]).toMatch(/^(sudo )?mount -t tmpfs -o size=/);
+    expect(existsSync(join(ex.topdir, 'rambake', 'state.json'))).toBe(false);
+  });
+
+  it('apply --conf kas prints the kas entry', async () => {
+    const out = await run(['-B', ex.topdir, '--no-bitbake', 'apply', '--dry-run', '--conf', 'kas']);
+    expect(out).toContain('local_conf_header:\n  rambake: |\n');
+  });
+
+  it('refuses an unknown --conf', async () => {
+    await expect(run(['-B', ex.topdir, 'apply', '--conf', 'bblayers'])).rejects.toThrow(
+      /expected auto, local, site or kas/,
+    );
+  });
+
+  it('revert with nothing applied says so and changes nothing', async () => {
+    const local = readFileSync(join(ex.topdir, 'conf', 'local.conf'));
+    const out = await run(['-B', ex.topdir, '--json', 'revert']);
+    expect(JSON.parse(out)).toMatchObject({ hadState: false });
+    expect(readFileSync(join(ex.topdir, 'conf', 'local.conf')).equals(local)).toBe(true);
+  });
+});
+
+// These spawn the built binary: they need `npm run build` and the commands wired in program.ts.
+const wired =
+  existsSync(CLI) && readFileSync(join(CLI, '..', 'cli', 'program.js'), 'utf8').includes('registerApply');
+describe.skipIf(!wired)(
+  'rambake apply / revert end to end (needs npm run build and program.ts wiring)',
+  () => {
+    it('apply then revert leaves local.conf byte-identical', async () => {
+      const local = readFileSync(join(ex.topdir, 'conf', 'local.conf'));
+      const applied = await runRambake([
+        '-B',
+        ex.topdir,
+        '--no-bitbake',
+        '--json',
+        'apply',
+        '--conf',
+        'local',
+        '--path',
+        join(ex.root, 'ram'),
+      ]);
+      expect(applied.exitCode, applied.stderr).toBe(0);
+      expect(JSON.parse(applied.stdout).conf.changed).toBe(true);
+      const again = await runRambake([
+        '-B',
+        ex.topdir,
+        '--no-bitbake',
+        '--json',
+        'apply',
+        '--conf',
+        'local',
+        '--path',
+        join(ex.root, 'ram'),
+      ]);
+      expect(JSON.parse(again.stdout).conf.changed).toBe(false);
+      const reverted = await runRambake(['-B', ex.topdir, '--json', 'revert']);
+      expect(reverted.exitCode, reverted.stderr).toBe(0);
+      expect(readFileSync(join(ex.topdir, 'conf', 'local.conf')).equals(local)).toBe(true);
+    });
+
+    it('exits 1 with one line when the block was edited by hand', async () => {
+      await runRambake(['-B', ex.topdir, '--no-bitbake', 'apply', '--path', join(ex.root, 'ram')]);
+      const auto = join(ex.topdir, 'conf', 'auto.conf');
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(auto, readFileSync(auto, 'utf8').replace('rm_work', 'rm_work x'));
+      const reverted = await runRambake(['-B', ex.topdir, 'revert']);
+      expect(reverted.exitCode).toBe(1);
+      expect(reverted.stderr).toMatch(/^rambake: .*edited by hand/m);
+      expect((await runRambake(['-B', ex.topdir, 'revert', '--force'])).exitCode).toBe(0);
+    });
+  },
+);
