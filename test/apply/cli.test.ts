@@ -68,6 +68,29 @@ describe('rambake apply / revert commands', () => {
     );
   });
 
+  it('apply twice leaves the conf file as the first apply wrote it; revert restores it', async () => {
+    const local = join(ex.topdir, 'conf', 'local.conf');
+    const original = readFileSync(local);
+    const args = [
+      '-B',
+      ex.topdir,
+      '--no-bitbake',
+      '--json',
+      'apply',
+      '--conf',
+      'local',
+      '--path',
+      join(ex.root, 'ram'),
+    ];
+    expect(JSON.parse(await run(args)).conf.changed).toBe(true);
+    const once = readFileSync(local);
+    expect(once.toString()).toContain('INHERIT += "rm_work"');
+    expect(JSON.parse(await run(args)).conf.changed).toBe(false);
+    expect(readFileSync(local).equals(once)).toBe(true);
+    await run(['-B', ex.topdir, '--json', 'revert']);
+    expect(readFileSync(local).equals(original)).toBe(true);
+  });
+
   it('revert with nothing applied says so and changes nothing', async () => {
     const local = readFileSync(join(ex.topdir, 'conf', 'local.conf'));
     const out = await run(['-B', ex.topdir, '--json', 'revert']);

@@ -7,6 +7,7 @@ import {
   BLOCK_BEGIN,
   findBlock,
   insertBlock,
+  keepOwnLines,
   removeBlock,
   renderKasSnippet,
   unifiedDiff,
@@ -184,5 +185,22 @@ describe('renderKasSnippet', () => {
     expect(renderKasSnippet(['TMPDIR = "/t"', 'INHERIT += "rm_work"'])).toBe(
       'local_conf_header:\n  rambake: |\n    TMPDIR = "/t"\n    INHERIT += "rm_work"\n',
     );
+  });
+});
+
+describe('keepOwnLines', () => {
+  it('keeps the lines a plan drops only because the block itself satisfies them', () => {
+    const previous = [
+      'TMPDIR = "/t"',
+      'INHERIT += "rm_work"',
+      'BB_DISKMON_DIRS = "x"',
+      'BB_NUMBER_THREADS = "4"',
+    ];
+    // Made with the block in effect: rm_work is inherited, threads are already 4.
+    expect(keepOwnLines(previous, ['TMPDIR = "/t"', 'BB_DISKMON_DIRS = "x"'])).toEqual(previous);
+    expect(
+      keepOwnLines(previous, ['TMPDIR = "/u"', 'BB_DISKMON_DIRS = "y"', 'BB_NUMBER_THREADS = "2"']),
+    ).toEqual(['TMPDIR = "/u"', 'INHERIT += "rm_work"', 'BB_DISKMON_DIRS = "y"', 'BB_NUMBER_THREADS = "2"']);
+    expect(keepOwnLines([], ['TMPDIR = "/t"'])).toEqual(['TMPDIR = "/t"']);
   });
 });
