@@ -54,7 +54,11 @@ export const OPTIONS: OptionSpec[] = [
     description: 'mount point of the tmpfs (default ${TOPDIR}/tmp-ram; the workdir scope uses BASE_WORKDIR)',
     scope: ['plan'],
   },
-  { flags: '--os <os>', description: 'linux (tmpfs) or freebsd (swap-backed md disk)', scope: ['ci-ramdisk'] },
+  {
+    flags: '--os <os>',
+    description: 'linux (tmpfs) or freebsd (swap-backed md disk)',
+    scope: ['ci-ramdisk'],
+  },
   { flags: '--size <size>', description: 'RAM disk size (e.g. 20g)', scope: ['ci-ramdisk'] },
   { flags: '--path <dir>', description: 'where the RAM disk is mounted (absolute)', scope: ['ci-ramdisk'] },
   {
@@ -62,7 +66,11 @@ export const OPTIONS: OptionSpec[] = [
     description: 'copy this working tree onto the RAM disk; the same folder as --path moves it in place',
     scope: ['ci-ramdisk'],
   },
-  { flags: '--cpus <n>', description: 'CPUs of the CI machine (default: this machine\'s)', scope: ['ci-ramdisk'] },
+  {
+    flags: '--cpus <n>',
+    description: "CPUs of the CI machine (default: this machine's)",
+    scope: ['ci-ramdisk'],
+  },
   {
     flags: '--builds <n>',
     description: 'how many of the newest builds (buildstats folders) to analyse',
@@ -74,6 +82,23 @@ export const OPTIONS: OptionSpec[] = [
     flags: '--compare <file>',
     description: 'compare with a scan saved by --save: growth per recipe and subfolder',
     scope: ['space'],
+  },
+  {
+    flags: '--interval <seconds>',
+    description: 'seconds between samples of the TMPDIR file system and the busy work dirs',
+    scope: ['watch', 'run'],
+    defaultValue: '2',
+  },
+  {
+    flags: '--timeline <file>',
+    description:
+      'where to append the timeline (JSON lines); default: ${TOPDIR}/rambake/runs/<start-time>.jsonl',
+    scope: ['watch', 'run'],
+  },
+  {
+    flags: '--until-build-end',
+    description: 'stop watching when the next build (or the running one) ends',
+    scope: ['watch'],
   },
   {
     flags: '--dry-run',

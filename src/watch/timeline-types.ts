@@ -75,7 +75,10 @@ export type TimelineEvent =
 export interface TimelineSummary {
   type: 'summary';
   t: number;
-  peak: { bytes: number; inodes: number; at: number };
+  /** Most bytes used (at `at`) and most inodes used (at `inodesAt`). */
+  peak: { bytes: number; inodes: number; at: number; inodesAt?: number };
+  /** Biggest work dirs in the sample of the bytes peak, biggest first. */
+  topAtPeak?: { workdir: string; bytes: number }[];
   heldGiBMin: number;
   /** Peak bytes per work dir (`<arch>/<pn>/<pv>`), over the whole run. */
   workdirPeaks: Record<string, number>;
@@ -86,6 +89,8 @@ export interface TimelineSummary {
     state: WorkdirState;
     bytes: number;
     reason: string;
+    /** Absolute path of the folder. */
+    path?: string;
   }[];
   exitCode?: number;
 }

@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+import { loadBuildDir } from '../bitbake/builddir.js';
+import { UsageError } from '../errors.js';
+import { renderRunSummary } from '../report/watch.js';
+import { startRun } from '../watch/run.js';
+import { setup } from './common.js';
+import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
+
+interface RunFlags {
+  interval?: string;
+  timeline?: string;
+}
+
+export function registerRun(program: Command): void {
+  const cmd = program
+    .command('run')
+    .description(
+      'run a command (e.g. `rambake run -- bitbake core-image-sato`) while watching; exit with its code',
+    )
+    .argument('<command...>', 'the command and its arguments, after --');
+  addCommandOptions(cmd, 'run').action(async (command: string[], flags: RunFlags, cmd: Command) => {
+    const { out, load } = setup(cmd);
+    if (command.length === 0)
+      throw new UsageError('rambake run needs a command', 'rambake run -- bitbake <target>');
+    const interval = intervalMs(flags.interval);
+    const bd = await loadBuildDir(load);
+    const display = makeDisplay(out, { jsonLines: false });
+    const run = startRun(bd, {
+      steps: [command],
+      intervalMs: interval,
+      childStdoutToStderr: out.json,
+      ...(flags.timeline ? { timelinePath: flags.timeline } : {}),
+      onLine: display.onLine,
+      // The child owns the terminal: no redrawn frame over BitBake's own output.
+      onSample: out.isTTY ? () => undefined : display.onSample,
+    });
+    // A terminal's Ctrl-C reaches the whole foreground group, the child included: forwarding
+    // SIGINT again would make BitBake stop harder. SIGTERM, and SIGINT sent to rambake alone
+    // (no terminal), are forwarded.
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (!(signal === 'SIGINT' && process.stdin.isTTY)) run.interrupt(signal);
+      else run.interrupt('SIGCONT');
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      const summary = await run.done;
+      if (out.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+      else for (const line of renderRunSummary(summary, out.colors, summary.timeline)) out.line(line);
+      for (const step of summary.steps)
+        if (step.error) out.warn(`rambake: ${step.command.join(' ')}: ${step.error}`);
+      process.exitCode = summary.exitCode;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  });
+}

@@ -1,0 +1,80 @@
+// What `watch` and `run` share: their flags, the live display and the line printers.
+
+import { type Command, Option } from 'commander';
+import { UsageError } from '../errors.js';
+import { frameText, renderEventLine, renderLiveView, renderSampleLine } from '../report/watch.js';
+import type { TimelineLine } from '../watch/timeline-types.js';
+import type { WatchView } from '../watch/view.js';
+import { OPTIONS } from './options.js';
+import type { Output } from './output.js';
+
+export function addCommandOptions(cmd: Command, name: string): Command {
+  for (const spec of OPTIONS) {
+    if (spec.scope === 'global' || !spec.scope.includes(name)) continue;
+    const option = new Option(spec.flags, spec.description);
+    if (spec.defaultValue !== undefined) option.default(spec.defaultValue);
+    cmd.addOption(option);
+  }
+  return cmd;
+}
+
+export function intervalMs(value: string | undefined): number {
+  const seconds = Number(value ?? '2');
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600)
+    throw new UsageError(`--interval ${value}: expected a number of seconds between 0 and 3600`);
+  return Math.round(seconds * 1000);
+}
+
+export interface Display {
+  onLine(line: TimelineLine): void;
+  onSample(view: WatchView): void;
+  /** Leaves the live view where it is (the summary prints below it). */
+  end(): void;
+}
+
+/**
+ * JSON: every timeline line on stdout (except the summary, printed by the command). TTY (not
+ * under CI): one frame per sample, redrawn in place with a single write. Otherwise: timestamped
+ * lines for state changes and samples.
+ */
+export function makeDisplay(out: Output, options: { jsonLines: boolean; env?: NodeJS.ProcessEnv }): Display {
+  const env = options.env ?? process.env;
+  if (out.json) {
+    return {
+      onLine: (line) => {
+        if (options.jsonLines && line.type !== 'summary') process.stdout.write(`${JSON.stringify(line)}\n`);
+      },
+      onSample: () => undefined,
+      end: () => undefined,
+    };
+  }
+  if (out.isTTY && !env.CI) {
+    let previous = 0;
+    return {
+      onLine: () => undefined,
+      onSample: (view) => {
+        const lines = renderLiveView(view, out.colors, Date.now());
+        process.stdout.write(frameText(lines, previous));
+        previous = lines.length;
+      },
+      end: () => {
+        previous = 0;
+      },
+    };
+  }
+  // One line per real state change: 'active (do_compile)' → 'active (do_install)' stays quiet.
+  const last = new Map<string, string>();
+  return {
+    onLine: (line) => {
+      if (line.type === 'header' || line.type === 'sample' || line.type === 'summary') return;
+      if (line.type === 'workdir-state') {
+        if (last.get(line.workdir) === line.state) return;
+        last.set(line.workdir, line.state);
+      }
+      const text = renderEventLine(line);
+      if (text !== undefined) out.line(text);
+    },
+    onSample: (view) => out.line(renderSampleLine(view)),
+    end: () => undefined,
+  };
+}

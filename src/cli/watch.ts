@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { loadBuildDir } from '../bitbake/builddir.js';
+import { EXIT_OK } from '../errors.js';
+import { renderRunSummary } from '../report/watch.js';
+import { startWatch } from '../watch/watcher.js';
+import { setup } from './common.js';
+import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
+
+interface WatchFlags {
+  interval?: string;
+  timeline?: string;
+  untilBuildEnd?: boolean;
+}
+
+export function registerWatch(program: Command): void {
+  const cmd = program
+    .command('watch')
+    .description(
+      'watch a build (running or about to start): tmpfs fill, work dirs and their rm_work states; Ctrl-C stops',
+    );
+  addCommandOptions(cmd, 'watch').action(async (flags: WatchFlags, cmd: Command) => {
+    const { out, load } = setup(cmd);
+    const interval = intervalMs(flags.interval);
+    const bd = await loadBuildDir(load);
+    const display = makeDisplay(out, { jsonLines: true });
+    const watch = await startWatch(bd, {
+      intervalMs: interval,
+      ...(flags.timeline ? { timelinePath: flags.timeline } : {}),
+      onLine: display.onLine,
+      onSample: display.onSample,
+    });
+    if (!out.json) out.warn(`rambake: watching ${bd.paths.tmpdir}; timeline ${watch.timelinePath}`);
+    // Signal handlers belong to the command that needs them: stop cleanly, write the summary.
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      if (flags.untilBuildEnd) void watch.buildEnded().then(stop);
+    });
+    const summary = await watch.stop();
+    display.end();
+    if (out.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    else for (const line of renderRunSummary(summary, out.colors, watch.timelinePath)) out.line(line);
+    if (watch.writeError) out.warn(`rambake: the timeline could not be written: ${watch.writeError.message}`);
+    process.exitCode = EXIT_OK;
+  });
+}

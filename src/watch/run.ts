@@ -1,0 +1,105 @@
+// `rambake run`: start the watcher, run each command in order (stop at the first failure),
+// stop the watcher, return the summary. The `steps` list is the hook for `--steps`.
+
+import { constants } from 'node:os';
+import { execa, type ResultPromise } from 'execa';
+import type { BuildDir } from '../bitbake/builddir-types.js';
+import { TIMELINE_SCHEMA_VERSION, type TimelineLine, type TimelineSummary } from './timeline-types.js';
+import type { WatchView } from './view.js';
+import { startWatch } from './watcher.js';
+
+export interface RunOptions {
+  /** Commands (argv arrays) run one after the other. */
+  steps: string[][];
+  intervalMs: number;
+  timelinePath?: string;
+  /** Keep stdout for JSON: the commands' stdout goes to stderr. */
+  childStdoutToStderr?: boolean;
+  onLine?: (line: TimelineLine) => void;
+  onSample?: (view: WatchView) => void;
+}
+
+export interface StepResult {
+  command: string[];
+  exitCode: number;
+  signal?: string;
+  /** The command could not be started (not found, not executable). */
+  error?: string;
+}
+
+export interface RunSummary extends Omit<TimelineSummary, 'type'> {
+  schemaVersion: number;
+  timeline: string;
+  steps: StepResult[];
+  exitCode: number;
+  /** rambake's own cost while watching. */
+  resources: { wallMs: number; cpuUserMs: number; cpuSystemMs: number; maxRssKiB: number };
+}
+
+export interface RunHandle {
+  done: Promise<RunSummary>;
+  /** Forwards a signal to the running command and runs no further step. */
+  interrupt(signal: NodeJS.Signals): void;
+}
+
+export function startRun(bd: BuildDir, opts: RunOptions): RunHandle {
+  let child: ResultPromise | undefined;
+  let interrupted = false;
+  const interrupt = (signal: NodeJS.Signals) => {
+    interrupted = true;
+    child?.kill(signal);
+  };
+  const done = (async (): Promise<RunSummary> => {
+    const t0 = Date.now();
+    const watch = await startWatch(bd, {
+      intervalMs: opts.intervalMs,
+      command: opts.steps.flat(),
+      ...(opts.timelinePath ? { timelinePath: opts.timelinePath } : {}),
+      ...(opts.onLine ? { onLine: opts.onLine } : {}),
+      ...(opts.onSample ? { onSample: opts.onSample } : {}),
+    });
+    const steps: StepResult[] = [];
+    for (const command of opts.steps) {
+      if (interrupted) break;
+      const [file, ...args] = command;
+      if (file === undefined) continue;
+      child = execa(file, args, {
+        stdio: ['inherit', opts.childStdoutToStderr ? 2 : 'inherit', 'inherit'],
+        reject: false,
+        cwd: bd.topdir,
+      });
+      const r = await child;
+      child = undefined;
+      const step: StepResult = { command, exitCode: exitCodeOf(r) };
+      if (r.signal) step.signal = r.signal;
+      if (r.failed && r.exitCode === undefined && !r.signal) step.error = r.shortMessage;
+      steps.push(step);
+      if (step.exitCode !== 0) break;
+    }
+    const exitCode = steps.find((s) => s.exitCode !== 0)?.exitCode ?? (interrupted ? 130 : 0);
+    const summary = await watch.stop(exitCode);
+    const usage = process.resourceUsage();
+    const { type: _type, ...rest } = summary;
+    return {
+      schemaVersion: TIMELINE_SCHEMA_VERSION,
+      ...rest,
+      exitCode,
+      timeline: watch.timelinePath,
+      steps,
+      resources: {
+        wallMs: Date.now() - t0,
+        cpuUserMs: Math.round(usage.userCPUTime / 1000),
+        cpuSystemMs: Math.round(usage.systemCPUTime / 1000),
+        maxRssKiB: usage.maxRSS,
+      },
+    };
+  })();
+  return { done, interrupt };
+}
+
+/** The shell's convention: the exit code, else 128 + the signal number; 127 when it never started. */
+function exitCodeOf(r: { exitCode?: number; signal?: string; failed: boolean }): number {
+  if (r.exitCode !== undefined) return r.exitCode;
+  if (r.signal) return 128 + (constants.signals[r.signal as NodeJS.Signals] ?? 0);
+  return 127;
+}

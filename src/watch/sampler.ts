@@ -1,0 +1,113 @@
+// Every interval: statfs of TMPDIR's file system and the sizes of the work dirs that changed
+// (busy ones, ones whose state changed, ones a watcher saw move). Idle dirs keep their last
+// size, so a sample costs a few small scans however many recipes the build has.
+
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { scanTree } from '../system/du.js';
+import { statFsSync } from '../system/fsstat.js';
+import type { FillPoint } from './forecast.js';
+import type { WorkdirStates } from './states.js';
+import type { TimelineSample } from './timeline-types.js';
+
+/** A cleaned dir that grew this much since its cleaning was refilled (setscene we did not see). */
+const REFILL_BYTES = 1024 * 1024;
+/** Below this many free bytes (or no free inode) the file system counts as full. */
+const FULL_BYTES = 64 * 1024;
+const HISTORY = 300;
+
+export interface SampleResult {
+  fs: TimelineSample['fs'];
+  workdirs: Record<string, number>;
+  /** Cleaned dirs that grew again. */
+  grew: string[];
+  /** Set when the file system is full: what to record. */
+  full?: string;
+}
+
+export class Sampler {
+  readonly bytes = new Map<string, number>();
+  private readonly paths = new Map<string, string>();
+  private readonly dirty = new Set<string>();
+  private readonly cleanBase = new Map<string, number>();
+  readonly history: FillPoint[] = [];
+  lastFs: TimelineSample['fs'] | undefined;
+  /** How many dir scans ran (for the benchmark). */
+  scans = 0;
+
+  constructor(private readonly tmpdir: string) {}
+
+  markDirty(key: string, path: string, state?: string): void {
+    this.paths.set(key, path);
+    this.dirty.add(key);
+    if (state !== undefined && state !== 'cleaned') this.cleanBase.delete(key);
+  }
+
+  forget(key: string): void {
+    this.paths.delete(key);
+    this.dirty.delete(key);
+    this.bytes.delete(key);
+    this.cleanBase.delete(key);
+  }
+
+  async sample(states: WorkdirStates, everything: boolean): Promise<SampleResult | undefined> {
+    const t = Date.now();
+    const fs = this.statTmpdir();
+    if (!fs) return undefined;
+    this.lastFs = fs;
+    const todo = new Set(this.dirty);
+    this.dirty.clear();
+    for (const e of states.entries.values()) {
+      if (e.state === 'active' || everything) todo.add(e.id.key);
+    }
+    const measured: Record<string, number> = {};
+    for (const key of todo) {
+      const path = this.paths.get(key);
+      if (path === undefined || !existsSync(path)) continue;
+      const scan = await scanTree(path, { workers: 0 });
+      this.scans++;
+      this.bytes.set(key, scan.bytes);
+      measured[key] = scan.bytes;
+    }
+    const grew: string[] = [];
+    for (const e of states.entries.values()) {
+      const key = e.id.key;
+      const b = this.bytes.get(key);
+      if (e.state !== 'cleaned' || b === undefined) continue;
+      const base = this.cleanBase.get(key);
+      if (base === undefined) this.cleanBase.set(key, b);
+      else if (b > base + REFILL_BYTES) grew.push(key);
+    }
+    // Every dir still holding space, with its latest size; cleaned ones only when re-measured.
+    const workdirs: Record<string, number> = {};
+    for (const e of states.entries.values()) {
+      const b = this.bytes.get(e.id.key);
+      if (b !== undefined && (e.state !== 'cleaned' || e.id.key in measured)) workdirs[e.id.key] = b;
+    }
+    this.history.push({ t, usedBytes: fs.usedBytes, totalBytes: fs.totalBytes, workdirs: measured });
+    if (this.history.length > HISTORY) this.history.shift();
+    const result: SampleResult = { fs, workdirs, grew };
+    const freeBytes = fs.totalBytes - fs.usedBytes;
+    const freeInodes = fs.totalInodes - fs.usedInodes;
+    if (fs.totalBytes > 0 && (freeBytes < FULL_BYTES || (fs.totalInodes > 0 && freeInodes === 0)))
+      result.full = `TMPDIR's file system is full: ${freeBytes} bytes and ${freeInodes} inodes free`;
+    return result;
+  }
+
+  private statTmpdir(): TimelineSample['fs'] | undefined {
+    // Before the first build TMPDIR may not exist: its parent's file system is where it will be.
+    let p = this.tmpdir;
+    while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+    try {
+      const st = statFsSync(p);
+      return {
+        usedBytes: st.totalBytes - st.freeBytes,
+        totalBytes: st.totalBytes,
+        usedInodes: st.totalInodes - st.freeInodes,
+        totalInodes: st.totalInodes,
+      };
+    } catch {
+      return undefined;
+    }
+  }
+}

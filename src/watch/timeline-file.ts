@@ -1,0 +1,96 @@
+// The timeline file: appended one whole JSON line per write(2) on an fd opened with 'a', so a
+// watcher killed with -9 leaves only whole lines (at worst a torn last one, which readers skip).
+
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { summarizeTimeline } from './summary.js';
+import type {
+  TimelineEvent,
+  TimelineHeader,
+  TimelineLine,
+  TimelineSample,
+  TimelineSummary,
+} from './timeline-types.js';
+
+/** `${TOPDIR}/rambake/runs/<start-time>.jsonl`: outside TMPDIR, so it outlives the tmpfs. */
+export function defaultTimelinePath(topdir: string, startedAt: Date): string {
+  // '2025-11-30T14:26:27.570Z' → '20251130-142627' (UTC, sorts by time, no ':' in file names)
+  const stamp = startedAt.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return join(topdir, 'rambake', 'runs', `${stamp}.jsonl`);
+}
+
+export class TimelineWriter {
+  private fd: number | undefined;
+  /** The first write error (a full disk under TOPDIR); writing stops, watching goes on. */
+  error: Error | undefined;
+
+  constructor(readonly path: string) {
+    mkdirSync(dirname(path), { recursive: true });
+    this.fd = openSync(path, 'a');
+  }
+
+  write(line: TimelineLine): void {
+    if (this.fd === undefined) return;
+    try {
+      writeSync(this.fd, `${JSON.stringify(line)}\n`);
+    } catch (err) {
+      this.error = err as Error;
+      this.close();
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+export interface Timeline {
+  header?: TimelineHeader;
+  events: TimelineEvent[];
+  samples: TimelineSample[];
+  /** The file's summary line, or one recomputed from the other lines when it is missing. */
+  summary: TimelineSummary;
+  /** True when the summary line was missing (the watcher did not end cleanly). */
+  recomputed: boolean;
+  /** Lines that were not whole JSON objects (a torn last line after kill -9), with line numbers. */
+  skipped: { lineNo: number; text: string }[];
+}
+
+/** Parses timeline text; pure. */
+export function parseTimeline(text: string): Timeline {
+  const lines: TimelineLine[] = [];
+  const skipped: Timeline['skipped'] = [];
+  text.split('\n').forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    try {
+      const value = JSON.parse(raw) as TimelineLine;
+      if (value && typeof value === 'object' && typeof value.type === 'string') lines.push(value);
+      else skipped.push({ lineNo: i + 1, text: raw });
+    } catch {
+      skipped.push({ lineNo: i + 1, text: raw });
+    }
+  });
+  const timeline: Timeline = {
+    events: [],
+    samples: [],
+    summary: undefined as never,
+    recomputed: false,
+    skipped,
+  };
+  let summary: TimelineSummary | undefined;
+  for (const line of lines) {
+    if (line.type === 'header') timeline.header ??= line;
+    else if (line.type === 'sample') timeline.samples.push(line);
+    else if (line.type === 'summary') summary = line;
+    else timeline.events.push(line);
+  }
+  timeline.recomputed = summary === undefined;
+  timeline.summary = summary ?? summarizeTimeline(lines);
+  return timeline;
+}
+
+export async function readTimeline(path: string): Promise<Timeline> {
+  return parseTimeline(await readFile(path, 'utf8'));
+}

@@ -1,0 +1,346 @@
+// The long-running part of `rambake watch` and `rambake run`: follows the console log, watches
+// work/<arch>/<pn> folders (depth-limited; never a recursive watch of TMPDIR) and the temp/ of
+// busy work dirs, samples statfs and the sizes of the work dirs that changed, feeds the state
+// machine and appends everything to the timeline. It writes nothing under TMPDIR.
+
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type FSWatcher, watch } from 'chokidar';
+import type { BuildDir } from '../bitbake/builddir-types.js';
+import type { ConsoleEvent } from '../bitbake/consolelog.js';
+import { splitPF } from '../bitbake/pf.js';
+import { readHostFacts, toMountFacts } from '../plan/facts.js';
+import { findMount, readMountinfo } from '../system/mounts.js';
+import { workdirOfPath, workSharedId } from './classify.js';
+import { ConsoleFollower } from './console-follow.js';
+import { findWorkdirs, findWorkShared, inspectWorkdir } from './found.js';
+import { Sampler } from './sampler.js';
+import { type StateChange, type StateInput, WorkdirStates } from './states.js';
+import { SummaryBuilder } from './summary.js';
+import { defaultTimelinePath, TimelineWriter } from './timeline-file.js';
+import { TIMELINE_SCHEMA_VERSION, type TimelineLine, type TimelineSummary } from './timeline-types.js';
+import { buildView, type WatchView } from './view.js';
+
+export interface WatchOptions {
+  /** Sampling interval (statfs, sizes), ms. */
+  intervalMs: number;
+  timelinePath?: string;
+  command?: string[];
+  /** Read the console log current at start from its beginning (a build is running). */
+  readCurrentBuild?: boolean;
+  /** Every timeline line as it is written (JSON output). */
+  onLine?: (line: TimelineLine) => void;
+  /** After every sample (the live display). */
+  onSample?: (view: WatchView) => void;
+}
+
+const POLL_MS = 200;
+
+export class Watch {
+  readonly timelinePath: string;
+  private readonly states: WorkdirStates;
+  private readonly writer: TimelineWriter;
+  private readonly summary = new SummaryBuilder();
+  private readonly sampler: Sampler;
+  private readonly follower: ConsoleFollower;
+  private readonly paths = new Map<string, string>();
+  private dirWatcher: FSWatcher | undefined;
+  private sharedWatcher: FSWatcher | undefined;
+  private tempWatcher: FSWatcher | undefined;
+  private readonly tempWatched = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private lastSample = 0;
+  private sampling: Promise<void> | undefined;
+  private buildActive = false;
+  private buildEndWaiters: (() => void)[] = [];
+  private enospc = false;
+  private stopped = false;
+
+  constructor(
+    private readonly bd: BuildDir,
+    private readonly opts: WatchOptions,
+    startedAt: Date,
+  ) {
+    this.timelinePath = opts.timelinePath ?? defaultTimelinePath(bd.topdir, startedAt);
+    this.writer = new TimelineWriter(this.timelinePath);
+    this.states = new WorkdirStates({ rmWork: bd.rmWork, rmWorkExclude: bd.rmWorkExclude });
+    this.sampler = new Sampler(bd.paths.tmpdir);
+    this.follower = new ConsoleFollower(
+      join(bd.paths.logDir, 'cooker'),
+      bd.machine,
+      {
+        onBuild: (file) => this.onBuild(file),
+        onEvent: (e) => this.onConsole(e),
+      },
+      opts.readCurrentBuild ?? bd.buildRunning,
+    );
+  }
+
+  async start(startedAt: Date): Promise<void> {
+    const [host, mounts] = await Promise.all([readHostFacts(), readMountinfo()]);
+    const mount = toMountFacts(findMount(mounts, this.bd.paths.tmpdir), host.memTotal);
+    const tmpfs: {
+      mountPoint: string;
+      fsType: string;
+      source: string;
+      sizeBytes?: number;
+      nrInodes?: number;
+    } = {
+      mountPoint: mount.mountPoint,
+      fsType: mount.fsType,
+      source: mount.source,
+    };
+    if (mount.sizeBytes !== undefined) tmpfs.sizeBytes = mount.sizeBytes;
+    if (mount.nrInodes !== undefined) tmpfs.nrInodes = mount.nrInodes;
+    const threads = Number(this.bd.vars.BB_NUMBER_THREADS.value);
+    this.emit({
+      type: 'header',
+      schemaVersion: TIMELINE_SCHEMA_VERSION,
+      startedAt: startedAt.toISOString(),
+      buildDir: this.bd.topdir,
+      tmpdir: this.bd.paths.tmpdir,
+      tmpfs,
+      host: { memTotal: host.memTotal, swapTotal: host.swapTotal, cpus: host.cpusUsable },
+      ...(this.opts.command ? { command: this.opts.command } : {}),
+      ...(Number.isFinite(threads) && threads > 0 ? { bbNumberThreads: threads } : {}),
+    });
+    const t = Date.now();
+    for (const f of findWorkdirs(this.bd.paths.baseWorkdir)) {
+      this.paths.set(f.id.key, f.path);
+      this.feed({ kind: 'found', t, id: f.id, content: f.content, mtimeMs: f.mtimeMs });
+    }
+    this.scanShared(t);
+    if (this.buildActive === false && (this.opts.readCurrentBuild ?? this.bd.buildRunning))
+      this.follower.poll();
+    await this.sample(true);
+    this.timer = setInterval(() => this.tick(), POLL_MS);
+  }
+
+  /** Resolves when the next build (or the current one) ends. */
+  buildEnded(): Promise<void> {
+    return new Promise((resolve) => this.buildEndWaiters.push(resolve));
+  }
+
+  view(): WatchView {
+    return buildView(this.states, this.sampler, this.summary, this.enospc, this.follower.currentFile);
+  }
+
+  /** Drains the log, sizes every dir one last time, writes the summary and closes. */
+  async stop(exitCode?: number): Promise<TimelineSummary> {
+    if (this.timer) clearInterval(this.timer);
+    await this.sampling;
+    this.stopped = true;
+    this.follower.poll();
+    this.follower.close();
+    if (this.buildActive) this.endBuild(Date.now(), true, exitCode);
+    await Promise.all([this.dirWatcher?.close(), this.sharedWatcher?.close(), this.tempWatcher?.close()]);
+    this.scanShared(Date.now());
+    await this.sample(true, true);
+    for (const [key, path] of this.paths) this.summary.setPath(key, path);
+    const summary = this.summary.finish(Date.now(), exitCode);
+    this.emit(summary);
+    this.writer.close();
+    return summary;
+  }
+
+  get writeError(): Error | undefined {
+    return this.writer.error;
+  }
+
+  private tick(): void {
+    try {
+      this.follower.poll();
+    } catch {
+      // the log vanished mid-read (TMPDIR wiped): the next poll resolves it again
+    }
+    this.ensureWatchers();
+    if (this.buildActive && !existsSync(join(this.bd.topdir, 'bitbake.lock'))) this.lockGoneTicks++;
+    else this.lockGoneTicks = 0;
+    // The server went away without a Tasks Summary (killed, crashed): the build is over.
+    if (this.lockGoneTicks > 10) this.endBuild(Date.now(), true);
+    if (!this.sampling && Date.now() - this.lastSample >= this.opts.intervalMs) {
+      this.sampling = this.sample(false).finally(() => {
+        this.sampling = undefined;
+      });
+    }
+  }
+
+  private lockGoneTicks = 0;
+
+  private ensureWatchers(): void {
+    const { baseWorkdir, workShared } = this.bd.paths;
+    if (!this.dirWatcher && existsSync(baseWorkdir)) {
+      // depth 2 from work/: inotify watches on work/, each <arch> and each <pn>; events for <pv>.
+      this.dirWatcher = watch(baseWorkdir, { depth: 2, ignoreInitial: true, persistent: true });
+      this.dirWatcher.on('addDir', (p) => this.onDirAdded(p));
+      this.dirWatcher.on('unlinkDir', (p) => this.onDirRemoved(p));
+      this.dirWatcher.on('error', () => undefined);
+    }
+    if (!this.sharedWatcher && existsSync(workShared)) {
+      this.sharedWatcher = watch(workShared, { depth: 1, ignoreInitial: true, persistent: true });
+      this.sharedWatcher.on('addDir', () => this.scanShared(Date.now()));
+      this.sharedWatcher.on('error', () => undefined);
+    }
+  }
+
+  private onDirAdded(p: string): void {
+    const id = workdirOfPath(this.bd.paths.baseWorkdir, p);
+    if (!id || id.key !== `${id.arch}/${id.pn}/${id.pv}` || p !== join(this.bd.paths.baseWorkdir, id.key))
+      return;
+    this.paths.set(id.key, p);
+    this.sampler.markDirty(id.key, p);
+    const t = Date.now();
+    this.emit({ type: 'workdir-appear', t, workdir: id.key, arch: id.arch, pn: id.pn, pv: id.pv });
+    const found = inspectWorkdir(p, id.arch, id.pn, id.pv);
+    const content = found && found.content !== 'cleaned' ? found.content : 'new';
+    this.feed({ kind: 'found', t, id, content, ...(found ? { mtimeMs: found.mtimeMs } : {}) });
+  }
+
+  private onDirRemoved(p: string): void {
+    const id = workdirOfPath(this.bd.paths.baseWorkdir, p);
+    if (!id || p !== join(this.bd.paths.baseWorkdir, id.key)) return;
+    const t = Date.now();
+    this.emit({ type: 'workdir-disappear', t, workdir: id.key, arch: id.arch, pn: id.pn, pv: id.pv });
+    this.paths.delete(id.key);
+    this.sampler.forget(id.key);
+    this.feed({ kind: 'gone', t, key: id.key });
+  }
+
+  private scanShared(t: number): void {
+    for (const s of findWorkShared(this.bd.paths.workShared)) {
+      if (this.paths.has(s.id.key)) continue;
+      this.paths.set(s.id.key, s.path);
+      this.sampler.markDirty(s.id.key, s.path);
+      this.feed({ kind: 'shared', t, id: workSharedId(s.id.key.slice('work-shared/'.length)) });
+    }
+  }
+
+  private onBuild(file: string): void {
+    const t = Date.now();
+    if (this.buildActive) this.endBuild(t, true);
+    this.buildActive = true;
+    this.lockGoneTicks = 0;
+    this.emit({ type: 'build-start', t, log: file });
+    this.feed({ kind: 'build-start', t });
+  }
+
+  private endBuild(t: number, interrupted: boolean, exitCode?: number): void {
+    if (!this.buildActive) return;
+    this.buildActive = false;
+    this.emit({ type: 'build-end', t, ...(exitCode === undefined ? {} : { exitCode }) });
+    this.feed({ kind: 'build-end', t, interrupted });
+    for (const resolve of this.buildEndWaiters.splice(0)) resolve();
+  }
+
+  private onConsole(e: ConsoleEvent): void {
+    const t = Date.now();
+    if (e.kind === 'recipe-task') {
+      const { pn, pv } = splitPF(e.pf);
+      const setscene = e.task.endsWith('_setscene');
+      const task = setscene ? e.task.slice(0, -'_setscene'.length) : e.task;
+      const arch = this.archOf(pn, pv);
+      const base = { t, pn, pv, task, setscene, ...(arch ? { arch } : {}) };
+      if (e.state === 'Started') {
+        this.emit({ type: 'task-start', t, pf: e.pf, pn, task, setscene });
+        this.feed({ kind: 'task-start', ...base });
+      } else {
+        const ok = e.state === 'Succeeded';
+        this.emit({ type: 'task-end', t, pf: e.pf, pn, task, setscene, status: ok ? 'succeeded' : 'failed' });
+        this.feed({ kind: 'task-end', ...base, ok });
+      }
+    } else if (e.kind === 'tasks-summary') {
+      this.endBuild(t, false, e.failed > 0 ? 1 : 0);
+    } else if ((e.kind === 'message' || e.kind === 'text') && /No space left on device|ENOSPC/.test(e.text)) {
+      this.noteEnospc(t, e.text);
+    }
+  }
+
+  /** The <arch> of a recipe's WORKDIR: known from the states, else looked up on disk. */
+  private archOf(pn: string, pv: string): string | undefined {
+    for (const e of this.states.entries.values()) if (e.id.pn === pn && e.id.pv === pv) return e.id.arch;
+    const base = this.bd.paths.baseWorkdir;
+    for (const arch of findWorkdirArchs(base)) if (existsSync(join(base, arch, pn, pv))) return arch;
+    return undefined;
+  }
+
+  private feed(input: StateInput): void {
+    for (const change of this.states.apply(input)) this.onChange(change);
+  }
+
+  private onChange(c: StateChange): void {
+    const path = this.paths.get(c.id.key) ?? join(this.bd.paths.baseWorkdir, c.id.key);
+    this.paths.set(c.id.key, path);
+    this.sampler.markDirty(c.id.key, path, c.state);
+    this.watchTemp(c.id.key, path, c.state === 'active');
+    this.emit({
+      type: 'workdir-state',
+      t: c.t,
+      workdir: c.id.key,
+      pn: c.id.pn,
+      pv: c.id.pv,
+      state: c.state,
+      ...(c.reason === undefined ? {} : { reason: c.reason }),
+    });
+  }
+
+  /** temp/ of busy work dirs: log.task_order names the task that writes, and marks the dir for sizing. */
+  private watchTemp(key: string, path: string, busy: boolean): void {
+    if (key.startsWith('work-shared/') || this.stopped) return;
+    const temp = join(path, 'temp');
+    if (busy && !this.tempWatched.has(temp)) {
+      if (!this.tempWatcher) {
+        this.tempWatcher = watch([], { depth: 0, ignoreInitial: true, persistent: true });
+        this.tempWatcher.on('all', (_ev, p) => {
+          const id = workdirOfPath(this.bd.paths.baseWorkdir, p);
+          if (id) this.sampler.markDirty(id.key, join(this.bd.paths.baseWorkdir, id.key));
+        });
+        this.tempWatcher.on('error', () => undefined);
+      }
+      this.tempWatched.add(temp);
+      this.tempWatcher.add(temp);
+    } else if (!busy && this.tempWatched.has(temp)) {
+      this.tempWatched.delete(temp);
+      this.tempWatcher?.unwatch(temp);
+    }
+  }
+
+  private async sample(everything: boolean, final = false): Promise<void> {
+    const t = Date.now();
+    this.lastSample = t;
+    const result = await this.sampler.sample(this.states, everything);
+    if (result === undefined) return;
+    for (const key of result.grew) this.feed({ kind: 'grew', t, key });
+    this.emit({ type: 'sample', t, fs: result.fs, workdirs: result.workdirs });
+    if (result.full) this.noteEnospc(t, result.full);
+    else if (result.fs.totalBytes > 0 && result.fs.usedBytes < result.fs.totalBytes * 0.95)
+      this.enospc = false;
+    if (!final) this.opts.onSample?.(this.view());
+  }
+
+  private noteEnospc(t: number, message: string): void {
+    if (this.enospc) return;
+    this.enospc = true;
+    this.emit({ type: 'enospc', t, message });
+  }
+
+  private emit(line: TimelineLine): void {
+    this.writer.write(line);
+    this.summary.add(line);
+    this.opts.onLine?.(line);
+  }
+}
+
+function findWorkdirArchs(base: string): string[] {
+  try {
+    return readdirSync(base);
+  } catch {
+    return [];
+  }
+}
+
+export async function startWatch(bd: BuildDir, opts: WatchOptions): Promise<Watch> {
+  const startedAt = new Date();
+  const w = new Watch(bd, opts, startedAt);
+  await w.start(startedAt);
+  return w;
+}
