@@ -6,7 +6,7 @@ import { existsSync, promises as fsp, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
-import { UnsafeEditError, UsageError } from '../errors.js';
+import { UnsafeEditError, UnsafeMountError, UsageError } from '../errors.js';
 import { scanTree } from '../system/du.js';
 import { readMountinfo } from '../system/mounts.js';
 import { mountAt, mountTmpfs } from '../system/tmpfs.js';
@@ -197,7 +197,16 @@ export async function applyPlan(
     },
     notes,
   };
-  if (plan.tmpfs.scope === 'workdir') report.workdirCosts = await workdirCosts(bd);
+  if (plan.tmpfs.scope === 'workdir') {
+    report.workdirCosts = await workdirCosts(bd);
+    const left = ours ? [] : await fsp.readdir(plan.tmpfs.path).catch(() => [] as string[]);
+    if (left.length > 0) {
+      const text = `${plan.tmpfs.path} holds ${left.length} work dirs: the tmpfs can only go on an empty one`;
+      const hint = `work dirs and their stamps go together: remove ${plan.tmpfs.path} and ${bd.paths.stampsDir} (bitbake will rebuild from sstate), then apply again`;
+      if (!dryRun) throw new UnsafeMountError(text, { hint });
+      notes.push(`${text}; ${hint}`);
+    }
+  }
   if (dryRun) return report;
 
   const lock = confFile === undefined ? undefined : await acquireLock(dirname(confFile));
@@ -209,7 +218,12 @@ export async function applyPlan(
       previousTmpdir: bd.paths.tmpdir,
     };
     if (isRoot && !ours) {
-      const result = await mountTmpfs({ ...spec, argv, sizeBytes: plan.tmpfs.size });
+      const result = await mountTmpfs({
+        ...spec,
+        argv,
+        sizeBytes: plan.tmpfs.size,
+        nrInodes: plan.tmpfs.nrInodes,
+      });
       state.mount = { path: result.path, source: result.source, createdFolder: result.createdFolder };
       report.mount.createdFolder = result.createdFolder;
       report.statePath = await writeApplyState(state);

@@ -17,6 +17,8 @@ export interface TmpfsRequest {
   argv: readonly string[];
   /** size= in bytes, checked against statfs afterwards. */
   sizeBytes: number;
+  /** nr_inodes=, checked against statfs f_files afterwards. */
+  nrInodes?: number;
 }
 
 export interface MountResult {
@@ -86,12 +88,17 @@ export async function mountTmpfs(req: TmpfsRequest): Promise<MountResult> {
       },
     );
   }
-  const entry = await verifyTmpfs(path, req.source, req.sizeBytes);
+  const entry = await verifyTmpfs(path, req.source, req.sizeBytes, req.nrInodes);
   return { path, source: req.source, createdFolder: missing, entry };
 }
 
 /** mountinfo shows our tmpfs (type, source, no noexec) at `path`, and statfs its size. */
-export async function verifyTmpfs(path: string, source: string, sizeBytes: number): Promise<MountEntry> {
+export async function verifyTmpfs(
+  path: string,
+  source: string,
+  sizeBytes: number,
+  nrInodes?: number,
+): Promise<MountEntry> {
   const entry = mountAt(await readMountinfo(), await fsp.realpath(path));
   if (entry?.fstype !== 'tmpfs' || entry.source !== source) {
     throw new UnsafeMountError(
@@ -104,6 +111,9 @@ export async function verifyTmpfs(path: string, source: string, sizeBytes: numbe
   // The kernel rounds size= up to whole pages.
   if (fs.fsType !== TMPFS_MAGIC || Math.abs(fs.totalBytes - sizeBytes) > fs.blockSize) {
     throw new UnsafeMountError(`${path}: statfs reports ${fs.totalBytes} bytes, expected ${sizeBytes}`);
+  }
+  if (nrInodes !== undefined && fs.totalInodes !== nrInodes) {
+    throw new UnsafeMountError(`${path}: statfs reports ${fs.totalInodes} inodes, expected ${nrInodes}`);
   }
   return entry;
 }

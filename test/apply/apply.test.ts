@@ -151,6 +151,14 @@ describe('apply and revert, without mounting (not root)', () => {
     expect(report.workdirCosts?.text.join('\n')).toMatch(/copy[\s\S]*stamps/);
     expect(report.conf.diff).not.toContain('TMPDIR =');
   });
+
+  it('workdir scope: refuses a work folder that holds work dirs, saying stamps must go too', async () => {
+    mkdirSync(join(ex.topdir, 'tmp', 'work', 'core2-64-poky-linux', 'zlib'), { recursive: true });
+    const plan = testPlan(join(ex.topdir, 'tmp', 'work'), 'workdir');
+    const dry = await applyPlan(bd, plan, { dryRun: true, isRoot: false });
+    expect(dry.notes.join('\n')).toMatch(/stamps/);
+    await expect(applyPlan(bd, plan, { isRoot: false })).rejects.toThrow(/only go on an empty one/);
+  });
 });
 
 const isRoot = process.getuid?.() === 0;
