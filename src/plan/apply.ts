@@ -22,7 +22,7 @@ import {
 } from './conf-write.js';
 import { readBuildFacts } from './facts.js';
 import { readHistory } from './history.js';
-import { findBlock, keepOwnLines, renderKasSnippet, unifiedDiff } from './managed-block.js';
+import { checkBlockLines, findBlock, keepOwnLines, renderKasSnippet, unifiedDiff } from './managed-block.js';
 import {
   type MountSpec,
   mountArgv,
@@ -166,6 +166,7 @@ export async function applyPlan(
       'run rambake revert first to move it to another conf file',
     );
   }
+  checkBlockLines(plan.conf);
   const lines = confFile === undefined ? plan.conf : keepOwnLines(await readBlockLines(confFile), plan.conf);
   const planned = confFile === undefined ? undefined : await planBlockWrite(confFile, lines, opts.force);
   const mounted = mountAt(await readMountinfo(), plan.tmpfs.path);
@@ -230,6 +231,9 @@ export async function applyPlan(
     } else if (!isRoot && !ours) {
       notes.push('not root: run the commands above (or install the fstab line or unit) before building');
     }
+    // Mounted by the user with our commands (or by an earlier apply): revert still handles it,
+    // but never removes a folder it did not make.
+    state.mount ??= { path: plan.tmpfs.path, source: plan.mount.source, createdFolder: false };
     if (planned?.changed) {
       const write = await commitBlockWrite(planned.file, lines, opts.force);
       if (write.backup) report.conf.backup = write.backup;

@@ -42,6 +42,24 @@ export function blockChecksum(inner: readonly string[]): string {
   return createHash('sha256').update(inner.join('\n')).digest('hex');
 }
 
+/**
+ * Lines that must never be in the block (bitbake-formats.md §2-3): BASE_WORKDIR is in task
+ * hashes (rewriting it misses sstate everywhere); `TMPDIR ?=` does nothing after bitbake.conf;
+ * `inherit` is not valid in a .conf. A plan that holds one is a bug, not a user error.
+ */
+export function checkBlockLines(lines: readonly string[]): void {
+  for (const line of lines) {
+    // `BASE_WORKDIR = "/x"` → refused; `TMPDIR ?= "/x"` → refused
+    if (
+      /^(export\s+)?BASE_WORKDIR\b/.test(line) ||
+      /^TMPDIR\s*\?\??=/.test(line) ||
+      /^inherit\s/.test(line)
+    ) {
+      throw new Error(`refusing to write "${line}" into the managed block`);
+    }
+  }
+}
+
 export function renderBlock(lines: readonly string[], eol: Eol, addedBreak: boolean): string {
   for (const line of lines) {
     if (/[\r\n]/.test(line))

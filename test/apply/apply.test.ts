@@ -208,6 +208,24 @@ describe(`apply and revert as root, with a real tmpfs${ROOT_REASON}`, () => {
     },
   );
 
+  rootIt(
+    'a tmpfs the user mounted with the printed commands: revert prints sudo umount, or unmounts as root',
+    async () => {
+      const path = join(ex.topdir, 'tmp-ram');
+      const report = await applyPlan(bd, testPlan(path), { isRoot: false });
+      mkdirSync(path);
+      execFileSync('sh', ['-c', report.mount.commands.at(-1)!.replace(/^sudo /, '')]);
+      expect(mountinfoLine(path)).toContain('rambake-test0001');
+      const asUser = await revertApply(ex.topdir, { isRoot: false });
+      expect(asUser.mount).toMatchObject({ status: 'commands', commands: [`sudo umount ${path}`] });
+      expect(existsSync(statePath(ex.topdir))).toBe(true);
+      const asRoot = await revertApply(ex.topdir, {});
+      expect(asRoot.mount).toMatchObject({ status: 'unmounted', folderRemoved: false });
+      expect(existsSync(path)).toBe(true);
+      expect(existsSync(statePath(ex.topdir))).toBe(false);
+    },
+  );
+
   rootIt('refuses a folder that holds files, and one that is already a mount point', async () => {
     const full = join(ex.topdir, 'full');
     mkdirSync(full);

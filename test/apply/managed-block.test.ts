@@ -5,6 +5,7 @@ import { UnsafeEditError } from '../../src/errors.js';
 import {
   ADDED_BREAK_NOTE,
   BLOCK_BEGIN,
+  checkBlockLines,
   findBlock,
   insertBlock,
   keepOwnLines,
@@ -202,5 +203,14 @@ describe('keepOwnLines', () => {
       keepOwnLines(previous, ['TMPDIR = "/u"', 'BB_DISKMON_DIRS = "y"', 'BB_NUMBER_THREADS = "2"']),
     ).toEqual(['TMPDIR = "/u"', 'INHERIT += "rm_work"', 'BB_DISKMON_DIRS = "y"', 'BB_NUMBER_THREADS = "2"']);
     expect(keepOwnLines([], ['TMPDIR = "/t"'])).toEqual(['TMPDIR = "/t"']);
+  });
+});
+
+describe('checkBlockLines', () => {
+  it('refuses BASE_WORKDIR, TMPDIR ?= and inherit, accepts the plan lines', () => {
+    expect(() => checkBlockLines(['BASE_WORKDIR = "/ram/work"'])).toThrow(/BASE_WORKDIR/);
+    expect(() => checkBlockLines(['TMPDIR ?= "/ram"'])).toThrow(/TMPDIR/);
+    expect(() => checkBlockLines(['inherit rm_work'])).toThrow(/inherit/);
+    expect(() => checkBlockLines(LINES)).not.toThrow();
   });
 });
