@@ -9,7 +9,7 @@ import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { UnsafeEditError, UnsafeMountError, UsageError } from '../errors.js';
 import { scanTree } from '../system/du.js';
 import { readMountinfo } from '../system/mounts.js';
-import { mountAt, mountTmpfs } from '../system/tmpfs.js';
+import { checkMountPoint, mountAt, mountTmpfs } from '../system/tmpfs.js';
 import {
   type ApplyState,
   acquireLock,
@@ -208,7 +208,14 @@ export async function applyPlan(
       notes.push(`${text}; ${hint}`);
     }
   }
-  if (dryRun) return report;
+  if (dryRun) {
+    // Say now what the real run would refuse.
+    if (!ours)
+      await checkMountPoint(plan.tmpfs.path, await readMountinfo()).catch((e: Error) =>
+        notes.push(e.message),
+      );
+    return report;
+  }
 
   const lock = confFile === undefined ? undefined : await acquireLock(dirname(confFile));
   try {

@@ -28,8 +28,11 @@ export async function writeFileAtomic(
   try {
     await handle.writeFile(data);
     await handle.chmod((old?.mode ?? opts.mode ?? 0o644) & 0o7777);
-    if (old && (old.uid !== process.getuid?.() || old.gid !== process.getgid?.())) {
-      await handle.chown(old.uid, old.gid);
+    // Keep the owner; a new file belongs to the folder's owner, so a root apply does not
+    // leave root-owned files in the user's build directory.
+    const owner = old ?? (await fsp.stat(dir));
+    if (owner.uid !== process.getuid?.() || owner.gid !== process.getgid?.()) {
+      await handle.chown(owner.uid, owner.gid);
     }
     await handle.sync();
   } catch (error) {
@@ -282,7 +285,11 @@ export async function readApplyState(topdir: string): Promise<ApplyState | undef
 
 export async function writeApplyState(state: ApplyState): Promise<string> {
   const file = statePath(state.topdir);
-  await fsp.mkdir(join(state.topdir, 'rambake'), { recursive: true });
+  const folder = join(state.topdir, 'rambake');
+  if ((await fsp.mkdir(folder, { recursive: true })) !== undefined) {
+    const top = await fsp.stat(state.topdir);
+    await fsp.chown(folder, top.uid, top.gid).catch(() => undefined);
+  }
   await writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`);
   return file;
 }

@@ -133,6 +133,14 @@ describe('apply and revert, without mounting (not root)', () => {
     ).rejects.toThrow(/mnt-rambake-tmp\.mount/);
   });
 
+  it('--dry-run says what the real run would refuse: a mount point that holds files', async () => {
+    const full = join(ex.topdir, 'full');
+    mkdirSync(full);
+    writeFileSync(join(full, 'keep.txt'), 'data');
+    const report = await applyPlan(bd, testPlan(full), { dryRun: true, isRoot: false });
+    expect(report.notes.join('\n')).toMatch(/full is not empty/);
+  });
+
   it('refuses while a build holds bitbake.lock', async () => {
     writeFileSync(join(ex.topdir, 'bitbake.lock'), '');
     const running = await loadBuildDir({ buildDir: ex.topdir, sources: { getvar: false, eventlog: false } });

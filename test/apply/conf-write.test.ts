@@ -54,6 +54,12 @@ describe('writeFileAtomic', () => {
     await writeFileAtomic(file, 'new\n');
     expect(statSync(file)).toMatchObject({ uid: 1234, gid: 5678 });
   });
+
+  it.skipIf(!isRoot)('gives a new file to the owner of its folder', async () => {
+    chownSync(dir.path, 1234, 5678);
+    await writeFileAtomic(join(dir.path, 'auto.conf'), 'A = "1"\n', { mode: 0o644 });
+    expect(statSync(join(dir.path, 'auto.conf'))).toMatchObject({ uid: 1234, gid: 5678, mode: 0o100644 });
+  });
 });
 
 describe('writeManagedBlock', () => {
