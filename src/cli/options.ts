@@ -137,8 +137,29 @@ export const OPTIONS: OptionSpec[] = [
     description: 'also write a systemd .mount unit: a folder, or a file named after the mount point',
     scope: ['apply'],
   },
+  {
+    flags: '--dir <path>',
+    description: "bench-io: measure this folder's file system instead of TMPDIR's",
+    scope: ['bench-io'],
+  },
+  {
+    flags: '--seconds <n>',
+    description: 'bench-io: total time budget, split evenly between the runs',
+    scope: ['bench-io'],
+    defaultValue: '60',
+  },
 ];
 
 export function optionsFor(command: string): OptionSpec[] {
   return OPTIONS.filter((o) => o.scope === 'global' || o.scope.includes(command));
+}
+
+/** The README's options table (between the `options:begin`/`options:end` markers), from this table. */
+export function optionsMarkdown(): string {
+  const rows = ['| option | commands | meaning |', '|---|---|---|'];
+  for (const o of OPTIONS) {
+    const scope = o.scope === 'global' ? 'all' : o.scope.map((c) => `\`${c}\``).join(', ');
+    rows.push(`| \`${o.flags}\` | ${scope} | ${o.description.replace(/\|/g, '\\|')} |`);
+  }
+  return rows.join('\n');
 }
