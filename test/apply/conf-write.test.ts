@@ -130,7 +130,9 @@ describe('the conf folder lock', () => {
 
 describe('kill -9 during apply', () => {
   const CHILD = join(ROOT, 'test', 'apply', 'apply-loop-child.ts');
-  const BASE = 'MACHINE ??= "qemux86-64"\nDL_DIR ?= "${TOPDIR}/downloads"\n';
+  // Big enough (about 2 MB) that a write takes a while: a non-atomic writer would be caught
+  // half-way by some of the kills.
+  const BASE = `MACHINE ??= "qemux86-64"\n${'# a long comment line to give the file some weight\n'.repeat(40_000)}`;
 
   async function applyThenKill(file: string, delayMs: number): Promise<void> {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, file], {
