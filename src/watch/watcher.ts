@@ -3,7 +3,7 @@
 // busy work dirs, samples statfs and the sizes of the work dirs that changed, feeds the state
 // machine and appends everything to the timeline. It writes nothing under TMPDIR.
 
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, type FSWatcher as NodeWatcher, readdirSync, watch as watchDir } from 'node:fs';
 import { join } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import type { BuildDir } from '../bitbake/builddir-types.js';
@@ -46,8 +46,8 @@ export class Watch {
   private readonly paths = new Map<string, string>();
   private dirWatcher: FSWatcher | undefined;
   private sharedWatcher: FSWatcher | undefined;
-  private tempWatcher: FSWatcher | undefined;
-  private readonly tempWatched = new Set<string>();
+  /** temp/ of busy work dirs: one plain fs.watch each (chokidar would add a watch per file). */
+  private readonly tempWatched = new Map<string, NodeWatcher>();
   private timer: NodeJS.Timeout | undefined;
   private lastSample = 0;
   private sampling: Promise<void> | undefined;
@@ -133,7 +133,9 @@ export class Watch {
     this.follower.poll();
     this.follower.close();
     if (this.buildActive) this.endBuild(Date.now(), true, exitCode);
-    await Promise.all([this.dirWatcher?.close(), this.sharedWatcher?.close(), this.tempWatcher?.close()]);
+    for (const w of this.tempWatched.values()) w.close();
+    this.tempWatched.clear();
+    await Promise.all([this.dirWatcher?.close(), this.sharedWatcher?.close()]);
     this.scanShared(Date.now());
     await this.sample(true, true);
     for (const [key, path] of this.paths) this.summary.setPath(key, path);
@@ -171,13 +173,23 @@ export class Watch {
     const { baseWorkdir, workShared } = this.bd.paths;
     if (!this.dirWatcher && existsSync(baseWorkdir)) {
       // depth 2 from work/: inotify watches on work/, each <arch> and each <pn>; events for <pv>.
-      this.dirWatcher = watch(baseWorkdir, { depth: 2, ignoreInitial: true, persistent: true });
+      this.dirWatcher = watch(baseWorkdir, {
+        depth: 2,
+        ignoreInitial: true,
+        persistent: true,
+        ignored: onlyDirs,
+      });
       this.dirWatcher.on('addDir', (p) => this.onDirAdded(p));
       this.dirWatcher.on('unlinkDir', (p) => this.onDirRemoved(p));
       this.dirWatcher.on('error', () => undefined);
     }
     if (!this.sharedWatcher && existsSync(workShared)) {
-      this.sharedWatcher = watch(workShared, { depth: 1, ignoreInitial: true, persistent: true });
+      this.sharedWatcher = watch(workShared, {
+        depth: 1,
+        ignoreInitial: true,
+        persistent: true,
+        ignored: onlyDirs,
+      });
       this.sharedWatcher.on('addDir', () => this.scanShared(Date.now()));
       this.sharedWatcher.on('error', () => undefined);
     }
@@ -287,20 +299,21 @@ export class Watch {
   private watchTemp(key: string, path: string, busy: boolean): void {
     if (key.startsWith('work-shared/') || this.stopped) return;
     const temp = join(path, 'temp');
-    if (busy && !this.tempWatched.has(temp)) {
-      if (!this.tempWatcher) {
-        this.tempWatcher = watch([], { depth: 0, ignoreInitial: true, persistent: true });
-        this.tempWatcher.on('all', (_ev, p) => {
-          const id = workdirOfPath(this.bd.paths.baseWorkdir, p);
-          if (id) this.sampler.markDirty(id.key, join(this.bd.paths.baseWorkdir, id.key));
+    const watching = this.tempWatched.get(temp);
+    if (busy && !watching && existsSync(temp)) {
+      try {
+        const w = watchDir(temp, { persistent: false }, () => this.sampler.markDirty(key, path));
+        w.on('error', () => {
+          w.close();
+          this.tempWatched.delete(temp);
         });
-        this.tempWatcher.on('error', () => undefined);
+        this.tempWatched.set(temp, w);
+      } catch {
+        // temp/ vanished between the check and the watch: nothing to follow
       }
-      this.tempWatched.add(temp);
-      this.tempWatcher.add(temp);
-    } else if (!busy && this.tempWatched.has(temp)) {
+    } else if (!busy && watching) {
+      watching.close();
       this.tempWatched.delete(temp);
-      this.tempWatcher?.unwatch(temp);
     }
   }
 
@@ -329,6 +342,9 @@ export class Watch {
     this.opts.onLine?.(line);
   }
 }
+
+/** chokidar puts a watch on every file it reports: report folders only. */
+const onlyDirs = (_path: string, stats?: { isFile(): boolean }): boolean => stats?.isFile() === true;
 
 function findWorkdirArchs(base: string): string[] {
   try {

@@ -1,0 +1,138 @@
+// The watcher as a process: Ctrl-C forwarding, kill -9 mid-build, inotify watches, a full tmpfs.
+
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { countInotifyWatches } from '../../src/system/inotify.js';
+import { readTimeline } from '../../src/watch/timeline-file.js';
+import { buildEnv, ENTRY, rambake, rmWorkBuild } from './helpers.js';
+
+let cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.reverse()) c();
+  cleanups = [];
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+const runsDir = (topdir: string) => join(topdir, 'rambake', 'runs');
+const timelineText = (topdir: string) => {
+  const dir = runsDir(topdir);
+  if (!existsSync(dir)) return '';
+  return readdirSync(dir)
+    .map((f) => readFileSync(join(dir, f), 'utf8'))
+    .join('');
+};
+const liveWorkdirs = (topdir: string) => {
+  const base = join(topdir, 'tmp', 'work');
+  let n = 0;
+  for (const arch of existsSync(base) ? readdirSync(base) : [])
+    for (const pn of readdirSync(join(base, arch))) n += readdirSync(join(base, arch, pn)).length;
+  return n;
+};
+
+describe('rambake run and watch as processes', () => {
+  it('forwards SIGINT to the build, which stops; rambake exits non-zero', async () => {
+    const b = rmWorkBuild();
+    cleanups.push(b.cleanup);
+    const child = rambake(
+      ['run', '--json', '--', 'bitbake', 'core-image-minimal'],
+      b.topdir,
+      buildEnv('small', '0.05'),
+    );
+    await until(() => timelineText(b.topdir).includes('"task-start"'), 'a task to start');
+    child.kill('SIGINT');
+    const r = await child;
+    expect(r.exitCode).not.toBe(0);
+    expect(existsSync(join(b.topdir, 'bitbake.lock'))).toBe(false);
+    const summary = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+    expect(summary.exitCode).toBe(r.exitCode);
+  }, 60_000);
+
+  it('a watcher killed with SIGKILL mid-build leaves a readable timeline; watches stay few', async () => {
+    const b = rmWorkBuild();
+    cleanups.push(b.cleanup);
+    const env = buildEnv('small', '0.03');
+    const watcher = rambake(['watch', '--json', '--interval', '0.2'], b.topdir, env);
+    await until(() => timelineText(b.topdir).includes('"header"'), 'the watcher to start');
+    const build = execa('bitbake', ['core-image-minimal'], {
+      cwd: b.topdir,
+      env,
+      extendEnv: false,
+      reject: false,
+    });
+    cleanups.push(() => build.kill('SIGKILL'));
+    let worst = 0;
+    await until(() => {
+      const live = liveWorkdirs(b.topdir);
+      if (live > 3 && watcher.pid !== undefined) {
+        // Read synchronously enough: the count of the watcher process's inotify watches.
+        void countInotifyWatches(watcher.pid).then((n) => {
+          worst = Math.max(worst, n / live);
+        });
+      }
+      return timelineText(b.topdir).includes('do_package_write_ipk');
+    }, 'packaging to start');
+    await sleep(300);
+    expect(worst).toBeGreaterThan(0);
+    expect(worst).toBeLessThanOrEqual(3);
+    watcher.kill('SIGKILL');
+    await watcher;
+    await build;
+    const file = join(runsDir(b.topdir), readdirSync(runsDir(b.topdir))[0]!);
+    const t = await readTimeline(file);
+    expect(t.header?.buildDir).toBe(b.topdir);
+    expect(t.recomputed).toBe(true);
+    expect(t.events.some((e) => e.type === 'workdir-state')).toBe(true);
+    expect(t.summary.peak.bytes).toBeGreaterThan(0);
+  }, 60_000);
+
+  const root = process.getuid?.() === 0;
+  it.skipIf(!root)(
+    'on a tmpfs too small for the build, records ENOSPC and survives (root only)',
+    async () => {
+      const b = rmWorkBuild();
+      cleanups.push(b.cleanup);
+      const tmp = join(b.root, 'ramtmp');
+      mkdirSync(tmp);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'rambake-test', tmp]);
+      cleanups.push(() => execFileSync('umount', ['-l', tmp]));
+      appendFileSync(join(b.topdir, 'conf', 'local.conf'), `TMPDIR = "${tmp}"\n`);
+      const env = { ...buildEnv('small', '0.01'), FAKE_BITBAKE_SIZE_SCALE: '0.05' };
+      const r = await execa(
+        process.execPath,
+        [ENTRY, 'run', '--json', '--interval', '0.1', '--', 'bitbake', 'core-image-minimal'],
+        {
+          cwd: b.topdir,
+          env,
+          extendEnv: false,
+          reject: false,
+          stdin: 'ignore',
+        },
+      );
+      expect(r.exitCode).not.toBe(0);
+      const summary = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+      const t = await readTimeline(summary.timeline);
+      expect(t.events.some((e) => e.type === 'enospc')).toBe(true);
+      expect(t.recomputed).toBe(false);
+      expect(summary.peak.bytes).toBeGreaterThan(1.5 * 1024 * 1024);
+    },
+    60_000,
+  );
+});
+
+if (process.getuid?.() !== 0) {
+  describe('tmpfs ENOSPC', () => {
+    it.skip('needs root to mount a tmpfs: run the suite as root to exercise a full TMPDIR', () => {});
+  });
+}
