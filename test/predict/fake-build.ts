@@ -18,6 +18,8 @@ export interface FakeBuild {
   /** How TMPDIR is held: a private tmpfs mount, or a folder of /dev/shm. */
   holder: 'mount' | 'dev-shm';
   env: Record<string, string>;
+  /** Bytes the file system held before the build (others' files in /dev/shm). */
+  baseline: number;
   cleanup(): void;
 }
 
@@ -59,6 +61,7 @@ export function makeFakeBuild(threads: number, scenario: string): FakeBuild {
     tmpdir,
     holder,
     env,
+    baseline: statFsSync(tmpdir).usedBytes,
     cleanup: () => {
       if (holder === 'mount') execFileSync('umount', [tmpdir]);
       else fs.rmSync(tmpdir, { recursive: true, force: true });
@@ -79,8 +82,8 @@ export async function runMeasured(
   b: FakeBuild,
   args: string[],
   scales: { time: number; size: number },
-  baseline = 0,
 ): Promise<Measured> {
+  const baseline = b.baseline;
   const samples: { t: number; used: number }[] = [];
   const sample = () => samples.push({ t: Date.now(), used: statFsSync(b.tmpdir).usedBytes - baseline });
   sample();
