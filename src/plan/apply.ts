@@ -274,7 +274,7 @@ async function readBlockLines(file: string): Promise<string[]> {
 /** `--unit-file DIR` or `--unit-file DIR/<escaped>.mount`: systemd needs that exact name. */
 export function unitFileFor(target: string, spec: MountSpec): { path: string; name: string; text: string } {
   const name = mountUnitName(spec.path);
-  const isDir = target.endsWith('/') || (existsSync(target) && !target.endsWith('.mount'));
+  const isDir = target.endsWith('/') || (statSync(target, { throwIfNoEntry: false })?.isDirectory() ?? false);
   const path = isDir ? join(target, name) : target;
   if (basename(path) !== name) {
     throw new UsageError(

@@ -121,7 +121,7 @@ export function fillTemplate(template: string, values: Record<string, string>): 
 }
 
 /** templates/ beside src/ (or dist/) of the installed package. */
-export function readTemplate(name: 'fstab.line' | 'rambake-tmpfs.mount' | 'managed-block.conf'): string {
+export function readTemplate(name: 'fstab.line' | 'rambake-tmpfs.mount'): string {
   const here = dirname(fileURLToPath(import.meta.url));
   return readFileSync(join(here, '..', '..', 'templates', name), 'utf8');
 }

@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { registerApply } from '../../src/cli/apply.js';
+import { registerApply, renderApply } from '../../src/cli/apply.js';
 import { OPTIONS } from '../../src/cli/options.js';
-import { registerRevert } from '../../src/cli/revert.js';
+import { registerRevert, renderRevert } from '../../src/cli/revert.js';
 import { CLI, copyExample, runRambake } from '../helpers/exec.js';
 
 /** The commands as program.ts wires them, run in this process; stdout captured. */
@@ -96,6 +96,60 @@ describe('rambake apply / revert commands', () => {
     const out = await run(['-B', ex.topdir, '--json', 'revert']);
     expect(JSON.parse(out)).toMatchObject({ hadState: false });
     expect(readFileSync(join(ex.topdir, 'conf', 'local.conf')).equals(local)).toBe(true);
+  });
+});
+
+describe('text rendering', () => {
+  it('renders an apply that printed commands for a non-root user', () => {
+    const lines = renderApply({
+      schemaVersion: 1,
+      dryRun: false,
+      scope: 'tmpdir',
+      conf: { choice: 'auto', file: '/b/conf/auto.conf', creates: false, changed: false, diff: '' },
+      mount: {
+        path: '/b/tmp-ram',
+        source: 'rambake-1',
+        options: ['size=8g'],
+        status: 'commands',
+        commands: ['sudo mount -t tmpfs -o size=8g rambake-1 /b/tmp-ram'],
+        fstab: 'rambake-1 /b/tmp-ram tmpfs size=8g 0 0',
+        createdFolder: false,
+      },
+      statePath: '/b/rambake/state.json',
+      notes: ['not root: run the commands above'],
+    });
+    expect(lines).toEqual([
+      '/b/conf/auto.conf: unchanged (the managed block is up to date)',
+      'run as root:',
+      '  sudo mount -t tmpfs -o size=8g rambake-1 /b/tmp-ram',
+      '',
+      'or mount it at boot, with this /etc/fstab line:',
+      '  rambake-1 /b/tmp-ram tmpfs size=8g 0 0',
+      'note: not root: run the commands above',
+      'undo with: rambake revert (state in /b/rambake/state.json)',
+    ]);
+  });
+
+  it('renders a revert that left the old TMPDIR on disk', () => {
+    const lines = renderRevert({
+      schemaVersion: 1,
+      hadState: true,
+      conf: { file: '/b/conf/auto.conf', changed: true, deleted: true, diff: '' },
+      mount: {
+        path: '/b/tmp-ram',
+        source: 'rambake-1',
+        status: 'unmounted',
+        commands: [],
+        folderRemoved: true,
+      },
+      leftOnDisk: { path: '/b/tmp', bytes: 3 * 2 ** 30 },
+      notes: [],
+    });
+    expect(lines[0]).toBe('/b/conf/auto.conf: removed (rambake had created it)');
+    expect(lines[1]).toBe('unmounted rambake-1 from /b/tmp-ram and removed the folder');
+    expect(lines[2]).toMatch(
+      /^the TMPDIR from before apply is still on disk: \/b\/tmp \(3(\.0+)? GiB\), not removed$/,
+    );
   });
 });
 
