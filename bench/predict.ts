@@ -1,0 +1,53 @@
+// The peak prediction against the measured peak of the fake BitBake's `sato-like` build:
+// one training run (4 threads) recorded, then for 2, 4 and 8 threads the predicted peak beside
+// the peak measured on a fresh tmpfs (root) or /dev/shm. Goal: within ±15%.
+
+import { predictPeak } from '../src/plan/predict.js';
+import {
+  devShmIsTmpfs,
+  isRoot,
+  makeFakeBuild,
+  runMeasured,
+  writeTimeline,
+} from '../test/predict/fake-build.js';
+import type { BenchRow } from './types.js';
+
+const TARGET = 'core-image-sato';
+const SIZE = Number(process.env.RAMBAKE_BENCH_PREDICT_SIZE ?? 0.002);
+
+export default async function (): Promise<BenchRow[]> {
+  if (!isRoot() && !devShmIsTmpfs()) {
+    process.stderr.write('bench predict: skipped (needs root or /dev/shm on a tmpfs)\n');
+    return [];
+  }
+  const train = makeFakeBuild(4, 'sato-like');
+  const rows: BenchRow[] = [];
+  try {
+    const m = await runMeasured(train, [TARGET], { time: 0.001, size: SIZE });
+    writeTimeline(train, m, ['bitbake', TARGET]);
+    const load = { buildDir: train.topdir, env: train.env, sources: { getvar: false, eventlog: false } };
+    for (const threads of [2, 4, 8]) {
+      const p = await predictPeak(load, { threads, target: TARGET });
+      const b = makeFakeBuild(threads, 'sato-like');
+      try {
+        const measured = (await runMeasured(b, [TARGET], { time: 0, size: SIZE })).peak;
+        const ratio = p.peakBytes / measured;
+        rows.push({
+          bench: 'predict',
+          metric: `sato-like peak, ${threads} threads`,
+          value: p.peakBytes,
+          unit: 'bytes',
+          reference: measured,
+          ratio,
+          goal: 'within ±15% of measured',
+          ok: Math.abs(ratio - 1) <= 0.15,
+        });
+      } finally {
+        b.cleanup();
+      }
+    }
+  } finally {
+    train.cleanup();
+  }
+  return rows;
+}
