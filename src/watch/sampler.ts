@@ -58,7 +58,7 @@ export class Sampler {
     const todo = new Set(this.dirty);
     this.dirty.clear();
     for (const e of states.entries.values()) {
-      if (e.state === 'active' || everything) todo.add(e.id.key);
+      if (e.running.size > 0 || everything) todo.add(e.id.key);
     }
     const measured: Record<string, number> = {};
     for (const key of todo) {

@@ -1,0 +1,85 @@
+// The watcher's cost on a big build: `rambake run` over the fake BitBake's `sato-like` scenario.
+// CPU time of rambake itself as a share of the build's wall time (goal < 1% of one core), its
+// peak RSS (goal < 150 MB), and inotify watches per live work dir (sampled from /proc).
+
+import { appendFileSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { countInotifyWatches } from '../src/system/inotify.js';
+import { copyExample, FAKE_BIN } from '../test/helpers/exec.js';
+import { ENTRY } from '../test/watch/helpers.js';
+import type { BenchRow } from './types.js';
+
+function liveWorkdirs(topdir: string): number {
+  const base = join(topdir, 'tmp', 'work');
+  let n = 0;
+  for (const arch of existsSync(base) ? readdirSync(base) : [])
+    for (const pn of readdirSync(join(base, arch))) n += readdirSync(join(base, arch, pn)).length;
+  return n;
+}
+
+export default async function (): Promise<BenchRow[]> {
+  const copy = copyExample();
+  try {
+    appendFileSync(join(copy.topdir, 'conf', 'local.conf'), 'INHERIT += "rm_work"\n');
+    const child = execa(process.execPath, [ENTRY, 'run', '--json', '--', 'bitbake', 'core-image-sato'], {
+      cwd: copy.topdir,
+      env: {
+        PATH: `${FAKE_BIN}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+        NO_COLOR: '1',
+        HOME: process.env.HOME ?? '/root',
+        FAKE_BITBAKE_SCENARIO: 'sato-like',
+      },
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
+    let watchesPerDir = 0;
+    const timer = setInterval(() => {
+      const live = liveWorkdirs(copy.topdir);
+      if (child.pid === undefined || live < 5) return;
+      countInotifyWatches(child.pid).then(
+        (n) => {
+          watchesPerDir = Math.max(watchesPerDir, n / live);
+        },
+        () => undefined,
+      );
+    }, 500);
+    const r = await child;
+    clearInterval(timer);
+    const summary = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as {
+      resources: { wallMs: number; cpuUserMs: number; cpuSystemMs: number; maxRssKiB: number };
+    };
+    const { wallMs, cpuUserMs, cpuSystemMs, maxRssKiB } = summary.resources;
+    const cpuShare = ((cpuUserMs + cpuSystemMs) / wallMs) * 100;
+    return [
+      {
+        bench: 'watch',
+        metric: 'watcher CPU / build wall time (sato-like)',
+        value: cpuShare,
+        unit: '%',
+        goal: '< 1% of one core',
+        ok: cpuShare < 1,
+      },
+      {
+        bench: 'watch',
+        metric: 'watcher peak RSS',
+        value: maxRssKiB * 1024,
+        unit: 'bytes',
+        goal: '< 150 MB',
+        ok: maxRssKiB * 1024 < 150e6,
+      },
+      {
+        bench: 'watch',
+        metric: 'inotify watches per live work dir (worst)',
+        value: watchesPerDir,
+        unit: 'watches',
+        goal: '≤ 3',
+        ok: watchesPerDir <= 3,
+      },
+      { bench: 'watch', metric: 'build wall time', value: wallMs / 1000, unit: 's' },
+    ];
+  } finally {
+    copy.cleanup();
+  }
+}
