@@ -32,7 +32,7 @@ export interface WorkloadOptions {
   /** Time budget for this run. */
   seconds: number;
   fsync: boolean;
-  /** Files per round (default 2,000; tests use a few dozen). */
+  /** Files per round (default: adapted to the budget, 50 to 4,000; tests fix a few dozen). */
   files?: number;
 }
 
@@ -105,12 +105,20 @@ export function runWorkload(dir: string, opts: WorkloadOptions): PhaseFigure[] {
   const acc = new Map<Phase, PhaseFigure>(
     PHASES.map((p) => [p, { phase: p, ops: 0, seconds: 0, opsPerSecond: 0 }]),
   );
-  const files = opts.files ?? 2000;
   const deadline = performance.now() + opts.seconds * 1000;
+  // Without a fixed size, rounds start small and grow to about a quarter of the budget, so
+  // fsync on a slow disk cannot stretch one round far past it.
+  let files = opts.files ?? 100;
+  const roundMs = Math.max(50, (opts.seconds * 1000) / 4);
   let round = 0;
   try {
-    do runRound(dir, round++, files, opts.fsync, acc);
-    while (performance.now() < deadline);
+    do {
+      const t0 = performance.now();
+      runRound(dir, round++, files, opts.fsync, acc);
+      const took = Math.max(1, performance.now() - t0);
+      if (opts.files === undefined)
+        files = Math.round(Math.min(4000, Math.max(50, (files * roundMs) / took)));
+    } while (performance.now() < deadline);
   } finally {
     rmSync(join(dir, `round-${round - 1}`), { recursive: true, force: true });
   }
