@@ -1,7 +1,7 @@
 // The one BuildDir model: every path and setting rambake uses, resolved once, with where
 // each value came from. Produced by `loadBuildDir` (builddir.ts); everything else reads it.
 
-import type { ConfDiagnostic, Location, Statement } from './conf/types.js';
+import type { ConfDiagnostic, ConfIO, Location, Statement } from './conf/types.js';
 import type { Layer } from './layers.js';
 
 /** Best first: BitBake itself, the newest event log, rambake's own evaluation, a default. */
@@ -103,6 +103,8 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** Which sources of truth to ask besides the static evaluation (both default to true). */
   sources?: { getvar?: boolean; eventlog?: boolean };
+  /** The file system as the conf reader sees it (default: the real one). */
+  confIO?: ConfIO;
 }
 
 export type { Location };

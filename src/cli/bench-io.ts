@@ -15,7 +15,7 @@ export function registerBenchIo(program: Command): void {
     cmd.addOption(opt);
   }
   cmd.action(async (opts: { dir?: string; seconds?: string }, c: Command) => {
-    const { out, load } = setup(c);
+    const { out, load } = setup(c, { askBitbake: false });
     const seconds = Number(opts.seconds ?? '60');
     if (!Number.isFinite(seconds) || seconds <= 0) {
       throw new UsageError(`--seconds '${opts.seconds}' is not a positive number`, 'e.g. --seconds 20');

@@ -21,7 +21,7 @@ export function registerChurn(program: Command): void {
     const builds = flags.builds === undefined ? 5 : Number(flags.builds);
     if (!Number.isInteger(builds) || builds < 1)
       throw new UsageError(`--builds ${flags.builds}: expected a whole number of builds, 1 or more`);
-    const { out, load } = setup(command);
+    const { out, load } = setup(command, { askBitbake: false });
     const report = await collectChurn(load, { builds });
     if (out.json) out.document(report);
     else for (const line of renderChurn(report, out.colors)) out.line(line);

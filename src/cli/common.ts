@@ -8,14 +8,25 @@ export function globalFlags(cmd: Command): GlobalFlags {
   return cmd.optsWithGlobals() as GlobalFlags;
 }
 
-export function loadOptions(flags: GlobalFlags): LoadOptions {
-  return {
-    ...(flags.buildDir === undefined ? {} : { buildDir: flags.buildDir }),
-    ...(flags.bitbake === false ? { sources: { getvar: false, eventlog: false } } : {}),
-  };
+/**
+ * `askBitbake: false` is for commands that only need paths (watch, run, space, churn, report,
+ * steps): BitBake's own answers cost a bitbake-getvar process per variable (seconds each on a real
+ * build), while a build's event log, free to read, is still used.
+ */
+export function loadOptions(flags: GlobalFlags, askBitbake = true): LoadOptions {
+  const sources =
+    flags.bitbake === false
+      ? { sources: { getvar: false, eventlog: false } }
+      : askBitbake
+        ? {}
+        : { sources: { getvar: false, eventlog: true } };
+  return { ...(flags.buildDir === undefined ? {} : { buildDir: flags.buildDir }), ...sources };
 }
 
-export function setup(cmd: Command): { flags: GlobalFlags; out: Output; load: LoadOptions } {
+export function setup(
+  cmd: Command,
+  opts: { askBitbake?: boolean } = {},
+): { flags: GlobalFlags; out: Output; load: LoadOptions } {
   const flags = globalFlags(cmd);
-  return { flags, out: makeOutput(flags), load: loadOptions(flags) };
+  return { flags, out: makeOutput(flags), load: loadOptions(flags, opts.askBitbake ?? true) };
 }

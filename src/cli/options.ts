@@ -29,6 +29,18 @@ export const OPTIONS: OptionSpec[] = [
     scope: 'global',
   },
   {
+    flags: '--predict',
+    description:
+      'simulate the build (completion and speed schedulers) and predict its peak against the tmpfs size',
+    scope: ['plan'],
+  },
+  { flags: '--threads <n>', description: 'BB_NUMBER_THREADS for --predict', scope: ['plan'] },
+  {
+    flags: '--steps <list>',
+    description: 'build these targets first, one at a time (`auto`: rambake steps decides), comma-separated',
+    scope: ['plan', 'run'],
+  },
+  {
     flags: '--ram <size>',
     description: 'plan for this much RAM instead of MemTotal (what if: 32g); k, m, g suffixes, binary',
     scope: ['plan'],

@@ -1,13 +1,19 @@
 import { type Command, Option } from 'commander';
 import { EXIT_FINDINGS, EXIT_OK, UsageError } from '../errors.js';
+import { type PredictOptions, predictPeak } from '../plan/predict.js';
 import { makePlan } from '../plan/sizing.js';
 import type { PlanOptions } from '../plan/sizing-types.js';
+import { parseStepsList } from '../plan/steps.js';
 import { renderPlan } from '../report/plan.js';
+import { renderPrediction } from '../report/predict.js';
 import { parseMemSize } from '../system/tmpfs-size.js';
 import { setup } from './common.js';
 import { OPTIONS } from './options.js';
 
 interface PlanFlags {
+  predict?: boolean;
+  threads?: string;
+  steps?: string;
   ram?: string;
   scope?: string;
   target?: string;
@@ -54,9 +60,33 @@ export function registerPlan(program: Command): void {
     .description('size a tmpfs for this build and explain every number; exit 1 when it cannot fit');
   addTableOptions(cmd, 'plan').action(async (flags: PlanFlags, command: Command) => {
     const { out, load } = setup(command);
+    if ((flags.threads !== undefined || flags.steps !== undefined) && !flags.predict)
+      throw new UsageError('--threads and --steps go with --predict');
     const plan = await makePlan(load, planOptions(flags));
-    if (out.json) out.document(plan);
-    else for (const line of renderPlan(plan, out.colors)) out.line(line);
-    process.exitCode = plan.verdict.fits ? EXIT_OK : EXIT_FINDINGS;
+    const prediction = flags.predict
+      ? await predictPeak(load, predictOptions(flags, plan.tmpfs.size))
+      : undefined;
+    if (out.json) out.document(prediction ? { ...plan, prediction } : plan);
+    else {
+      for (const line of renderPlan(plan, out.colors)) out.line(line);
+      if (prediction) for (const line of ['', ...renderPrediction(prediction, out.colors)]) out.line(line);
+    }
+    const fits = prediction?.fits ?? plan.verdict.fits;
+    process.exitCode = fits ? EXIT_OK : EXIT_FINDINGS;
   });
+}
+
+/** `--predict [--threads N] [--steps auto|a,b]`: simulate the build against the planned tmpfs size. */
+function predictOptions(flags: PlanFlags, tmpfsSize: number): PredictOptions {
+  const opts: PredictOptions = { tmpfsSize };
+  if (flags.target !== undefined) opts.target = flags.target;
+  if (flags.threads !== undefined) {
+    const n = Number(flags.threads);
+    if (!Number.isInteger(n) || n < 1)
+      throw new UsageError(`--threads ${flags.threads}: expected a whole number ≥ 1`);
+    opts.threads = n;
+  }
+  if (flags.steps !== undefined)
+    opts.steps = flags.steps.trim() === 'auto' ? ['auto'] : parseStepsList(flags.steps);
+  return opts;
 }

@@ -2,6 +2,7 @@
 
 import { Command, Option } from 'commander';
 import { registerApply } from './apply.js';
+import { registerBenchIo } from './bench-io.js';
 import { registerChurn } from './churn.js';
 import { registerCiRamdisk } from './ci-ramdisk.js';
 import { registerDoctor } from './doctor.js';
@@ -11,6 +12,7 @@ import { registerRevert } from './revert.js';
 import { registerRun } from './run.js';
 import { registerSpace } from './space.js';
 import { registerStatus } from './status.js';
+import { registerSteps } from './steps.js';
 import { registerWatch } from './watch.js';
 
 const VERSION = '0.1.0';
@@ -37,6 +39,8 @@ export function buildProgram(): Command {
   registerRun(program);
   registerChurn(program);
   registerSpace(program);
+  registerSteps(program);
+  registerBenchIo(program);
   registerCiRamdisk(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;

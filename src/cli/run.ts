@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { loadBuildDir } from '../bitbake/builddir.js';
+import type { LoadOptions } from '../bitbake/builddir-types.js';
 import { UsageError } from '../errors.js';
+import { resolveSteps, stepCommands } from '../plan/steps.js';
 import { renderRunSummary } from '../report/watch.js';
 import { startRun } from '../watch/run.js';
 import { setup } from './common.js';
@@ -9,6 +11,7 @@ import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
 interface RunFlags {
   interval?: string;
   timeline?: string;
+  steps?: string;
 }
 
 export function registerRun(program: Command): void {
@@ -19,14 +22,16 @@ export function registerRun(program: Command): void {
     )
     .argument('<command...>', 'the command and its arguments, after --');
   addCommandOptions(cmd, 'run').action(async (command: string[], flags: RunFlags, cmd: Command) => {
-    const { out, load } = setup(cmd);
+    const { out, load } = setup(cmd, { askBitbake: false });
     if (command.length === 0)
       throw new UsageError('rambake run needs a command', 'rambake run -- bitbake <target>');
     const interval = intervalMs(flags.interval);
     const bd = await loadBuildDir(load);
+    const commands =
+      flags.steps === undefined ? [command] : await stepsToCommands(load, command, flags.steps);
     const display = makeDisplay(out, { jsonLines: false });
     const run = startRun(bd, {
-      steps: [command],
+      steps: commands,
       intervalMs: interval,
       childStdoutToStderr: out.json,
       ...(flags.timeline ? { timelinePath: flags.timeline } : {}),
@@ -46,7 +51,9 @@ export function registerRun(program: Command): void {
     try {
       const summary = await run.done;
       if (out.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
-      else for (const line of renderRunSummary(summary, out.colors, summary.timeline)) out.line(line);
+      else
+        for (const line of renderRunSummary(summary, out.colors, summary.timeline, summary.steps))
+          out.line(line);
       for (const step of summary.steps)
         if (step.error) out.warn(`rambake: ${step.command.join(' ')}: ${step.error}`);
       process.exitCode = summary.exitCode;
@@ -55,4 +62,13 @@ export function registerRun(program: Command): void {
       process.off('SIGTERM', onSignal);
     }
   });
+}
+
+/** `--steps auto|a,b,c -- bitbake TARGET`: build each step, then the target, one after the other. */
+async function stepsToCommands(load: LoadOptions, command: string[], spec: string): Promise<string[][]> {
+  const [bitbake, ...rest] = command;
+  const target = rest.filter((a) => !a.startsWith('-')).at(-1);
+  if (bitbake === undefined || target === undefined || rest.length !== 1)
+    throw new UsageError('--steps takes one target: rambake run --steps auto -- bitbake <target>');
+  return stepCommands(await resolveSteps(load, target, spec), target, bitbake);
 }

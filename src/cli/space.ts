@@ -20,7 +20,7 @@ export function registerSpace(program: Command): void {
   for (const spec of OPTIONS.filter((o) => o.scope !== 'global' && o.scope.includes('space')))
     cmd.addOption(new Option(spec.flags, spec.description));
   cmd.action(async (pns: string[], flags: SpaceFlags, command: Command) => {
-    const { out, load } = setup(command);
+    const { out, load } = setup(command, { askBitbake: false });
     const result = await collectSpace(load, {
       pns,
       ...(flags.save === undefined ? {} : { save: flags.save }),

@@ -14,7 +14,7 @@ export function registerSteps(program: Command): void {
     cmd.addOption(new Option(spec.flags, spec.description));
   }
   cmd.action(async (target: string, _opts, c: Command) => {
-    const { out, load } = setup(c);
+    const { out, load } = setup(c, { askBitbake: false });
     const proposal = await proposeSteps(load, target);
     if (out.json) {
       const { schemaVersion, steps, reasons, graph, notes } = proposal;

@@ -19,7 +19,7 @@ export function registerWatch(program: Command): void {
       'watch a build (running or about to start): tmpfs fill, work dirs and their rm_work states; Ctrl-C stops',
     );
   addCommandOptions(cmd, 'watch').action(async (flags: WatchFlags, cmd: Command) => {
-    const { out, load } = setup(cmd);
+    const { out, load } = setup(cmd, { askBitbake: false });
     const interval = intervalMs(flags.interval);
     const bd = await loadBuildDir(load);
     const display = makeDisplay(out, { jsonLines: true });

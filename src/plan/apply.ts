@@ -3,8 +3,7 @@
 // `rambake revert` undoes exactly that. Conf text is handled as latin1 so every byte survives.
 
 import { existsSync, promises as fsp, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
+import { basename, dirname, join } from 'node:path';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { UnsafeEditError, UnsafeMountError, UsageError } from '../errors.js';
 import { scanTree } from '../system/du.js';
@@ -20,9 +19,7 @@ import {
   writeApplyState,
   writeFileAtomic,
 } from './conf-write.js';
-import { readBuildFacts } from './facts.js';
-import { readHistory } from './history.js';
-import { checkBlockLines, findBlock, keepOwnLines, renderKasSnippet, unifiedDiff } from './managed-block.js';
+import { checkBlockLines, renderKasSnippet, unifiedDiff } from './managed-block.js';
 import {
   type MountSpec,
   mountArgv,
@@ -33,7 +30,7 @@ import {
   renderShellCommand,
   sudoCommands,
 } from './mount-commands.js';
-import { planRamBuild } from './sizing.js';
+import { loadBuildDirForPlan, planFor } from './sizing.js';
 import type { PlanOptions, PlanScope, RamPlan } from './sizing-types.js';
 
 export const APPLY_SCHEMA_VERSION = 1;
@@ -125,15 +122,8 @@ export async function runApply(
   planOpts: PlanOptions,
   opts: ApplyOptions,
 ): Promise<ApplyReport & { verdict: RamPlan['verdict'] }> {
-  const bd = await loadBuildDir(load);
-  assertReadable(bd);
-  const [facts, history] = await Promise.all([readBuildFacts(bd), readHistory(bd)]);
-  const st = statSync(bd.topdir);
-  const resolved =
-    planOpts.path === undefined
-      ? planOpts
-      : { ...planOpts, path: resolve(load.cwd ?? process.cwd(), planOpts.path) };
-  const plan = planRamBuild({ bd, facts, history, opts: resolved, owner: { uid: st.uid, gid: st.gid } });
+  const bd = await loadBuildDirForPlan(load);
+  const plan = await planFor(bd, planOpts, load.cwd);
   const report = await applyPlan(bd, plan, opts);
   if (!plan.verdict.fits) report.notes.push(`the plan says: ${plan.verdict.text}`);
   return { ...report, verdict: plan.verdict };
@@ -167,7 +157,7 @@ export async function applyPlan(
     );
   }
   checkBlockLines(plan.conf);
-  const lines = confFile === undefined ? plan.conf : keepOwnLines(await readBlockLines(confFile), plan.conf);
+  const lines = plan.conf;
   const planned = confFile === undefined ? undefined : await planBlockWrite(confFile, lines, opts.force);
   const mounted = mountAt(await readMountinfo(), plan.tmpfs.path);
   const ours = mounted?.fstype === 'tmpfs' && mounted.source === plan.mount.source;
@@ -265,11 +255,6 @@ export async function applyPlan(
 }
 
 /** The lines of the block now in `file` (none when there is no intact block). */
-async function readBlockLines(file: string): Promise<string[]> {
-  const text = await fsp.readFile(file, 'latin1').catch(() => undefined);
-  const block = text === undefined ? undefined : findBlock(text);
-  return block?.intact ? block.lines.map(fromLatin1) : [];
-}
 
 /** `--unit-file DIR` or `--unit-file DIR/<escaped>.mount`: systemd needs that exact name. */
 export function unitFileFor(target: string, spec: MountSpec): { path: string; name: string; text: string } {

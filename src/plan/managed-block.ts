@@ -7,6 +7,7 @@
 // sha256 of the inner lines, so a hand edit is detected instead of overwritten.
 
 import { createHash } from 'node:crypto';
+import type { ConfIO } from '../bitbake/conf/types.js';
 import { UnsafeEditError } from '../errors.js';
 
 export const BLOCK_BEGIN = '# >>> rambake managed block: do not edit by hand (rambake revert removes it) >>>';
@@ -237,20 +238,17 @@ export function renderKasSnippet(lines: readonly string[]): string {
   );
 }
 
-// A plan made while the block is in effect sees its own settings: rm_work already inherited,
-// the scheduler already `completion`, threads already lowered, so it would leave those lines
-// out and a second apply would undo them. These lines stay until the user reverts.
-const SELF_SATISFIED = /^(INHERIT \+= "rm_work"|BB_SCHEDULER =|BB_NUMBER_THREADS =|PARALLEL_MAKE =)/;
-const assignedName = (line: string) => /^(\S+)\s*(?:\?\?=|\?=|:=|\+=|=\+|\.=|=\.|=)/.exec(line)?.[1];
-
-/** The new plan's lines, plus the self-satisfied lines of the block in place, at their old positions. */
-export function keepOwnLines(previous: readonly string[], planned: readonly string[]): string[] {
-  const result = [...planned];
-  for (const [index, line] of previous.entries()) {
-    if (!SELF_SATISFIED.test(line) || result.includes(line)) continue;
-    const name = assignedName(line);
-    if (name !== 'INHERIT' && result.some((l) => assignedName(l) === name)) continue;
-    result.splice(Math.min(index, result.length), 0, line);
-  }
-  return result;
+/**
+ * The conf files as they were before `rambake apply`: planning reads the build without
+ * rambake's own block, so a second plan does not take the block's TMPDIR, rm_work or lowered
+ * threads for the user's settings.
+ */
+export function withoutManagedBlock(io: ConfIO): ConfIO {
+  return {
+    ...io,
+    readFile: (path) => {
+      const text = io.readFile(path);
+      return text !== undefined && findBlock(text) ? removeBlock(text, { force: true }).text : text;
+    },
+  };
 }

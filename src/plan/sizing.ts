@@ -6,6 +6,8 @@ import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
+import { nodeConfIO } from '../bitbake/conf/node-io.js';
+import { findBuildDir } from '../bitbake/discover.js';
 import { UsageError } from '../errors.js';
 import { formatBytes } from '../report/format.js';
 import { confLines, diskWorkdirLine } from './conf-lines.js';
@@ -13,6 +15,7 @@ import { diskmonValue } from './diskmon.js';
 import { readBuildFacts } from './facts.js';
 import type { BuildFacts } from './facts-types.js';
 import { readHistory } from './history.js';
+import { findBlock, withoutManagedBlock } from './managed-block.js';
 import { publishedFor } from './published.js';
 import { chooseBudget, GiB, roomFor, tmpfsSizeOption } from './sizing-budget.js';
 import {
@@ -192,11 +195,42 @@ function mountPath(bd: BuildDir, opts: PlanOptions): string {
 
 /** Reads the BuildDir, the host and the history, then plans. */
 export async function makePlan(load: LoadOptions, opts: PlanOptions): Promise<RamPlan> {
-  const bd = await loadBuildDir(load);
+  return planFor(await loadBuildDirForPlan(load), opts, load.cwd);
+}
+
+/**
+ * The build as it was before `rambake apply`: when rambake's block is in a conf file, the conf
+ * files are read without it, and neither bitbake-getvar nor the event log is asked (both would
+ * answer with the block's values).
+ */
+export async function loadBuildDirForPlan(load: LoadOptions): Promise<BuildDir> {
+  const found = findBuildDir({
+    ...(load.buildDir === undefined ? {} : { buildDir: load.buildDir }),
+    cwd: load.cwd ?? process.cwd(),
+    env: load.env ?? process.env,
+  });
+  const applied = ['auto.conf', 'local.conf', 'site.conf'].some((f) => {
+    const text = nodeConfIO.readFile(join(found.topdir, 'conf', f));
+    return text !== undefined && findBlock(text) !== undefined;
+  });
+  const bd = await loadBuildDir(
+    applied
+      ? {
+          ...load,
+          buildDir: found.topdir,
+          confIO: withoutManagedBlock(nodeConfIO),
+          sources: { getvar: false, eventlog: false },
+        }
+      : load,
+  );
   assertReadable(bd);
+  return bd;
+}
+
+/** Facts and history for a loaded build, then the pure model. */
+export async function planFor(bd: BuildDir, opts: PlanOptions, cwd = process.cwd()): Promise<RamPlan> {
   const [facts, history] = await Promise.all([readBuildFacts(bd), readHistory(bd)]);
   const st = statSync(bd.topdir);
-  const resolved =
-    opts.path === undefined ? opts : { ...opts, path: resolve(load.cwd ?? process.cwd(), opts.path) };
+  const resolved = opts.path === undefined ? opts : { ...opts, path: resolve(cwd, opts.path) };
   return planRamBuild({ bd, facts, history, opts: resolved, owner: { uid: st.uid, gid: st.gid } });
 }

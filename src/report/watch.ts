@@ -1,6 +1,7 @@
 // Rendering for `rambake watch` and `rambake run`: the live view (redrawn in place on a TTY),
 // plain timestamped lines otherwise, and the end-of-build summary. Pure: values in, lines out.
 
+import type { StepResult } from '../watch/run.js';
 import type { TimelineEvent, TimelineSummary } from '../watch/timeline-types.js';
 import type { WatchView } from '../watch/view.js';
 import {
@@ -123,6 +124,7 @@ export function renderRunSummary(
   s: Omit<TimelineSummary, 'type'>,
   colors: Colors,
   timelinePath?: string,
+  steps?: readonly StepResult[],
 ): string[] {
   const lines = [colors.bold('End of build')];
   const at = s.peak.at ? ` at ${new Date(s.peak.at).toISOString()}` : '';
@@ -147,6 +149,21 @@ export function renderRunSummary(
         ['left', 'left', 'right'],
       ),
     );
+  }
+  if (steps && steps.length > 1) {
+    lines.push('steps:');
+    lines.push(
+      ...renderTable(
+        steps.map((st) => [
+          `  ${st.command.join(' ')}`,
+          st.exitCode === 0 ? 'ok' : colors.red(`exit ${st.exitCode}`),
+          st.peak ? `peak ${formatBytes(st.peak.bytes)}` : 'no sample',
+        ]),
+        ['left', 'left', 'right'],
+      ),
+    );
+    const failed = steps.find((st) => st.exitCode !== 0);
+    if (failed) lines.push(colors.red(`stopped at the first failure: ${failed.command.join(' ')}`));
   }
   if (s.exitCode !== undefined) lines.push(`exit code: ${s.exitCode}`);
   if (timelinePath) lines.push(colors.dim(`timeline: ${timelinePath}`));

@@ -4,7 +4,13 @@
 import { constants } from 'node:os';
 import { execa, type ResultPromise } from 'execa';
 import type { BuildDir } from '../bitbake/builddir-types.js';
-import { TIMELINE_SCHEMA_VERSION, type TimelineLine, type TimelineSummary } from './timeline-types.js';
+import { readTimeline } from './timeline-file.js';
+import {
+  TIMELINE_SCHEMA_VERSION,
+  type TimelineLine,
+  type TimelineSample,
+  type TimelineSummary,
+} from './timeline-types.js';
 import type { WatchView } from './view.js';
 import { startWatch } from './watcher.js';
 
@@ -25,6 +31,10 @@ export interface StepResult {
   signal?: string;
   /** The command could not be started (not found, not executable). */
   error?: string;
+  startedAt: number;
+  endedAt: number;
+  /** The fullest the file system got while this command ran (from the samples in its window). */
+  peak?: { bytes: number; inodes: number; at: number };
 }
 
 export interface RunSummary extends Omit<TimelineSummary, 'type'> {
@@ -63,6 +73,7 @@ export function startRun(bd: BuildDir, opts: RunOptions): RunHandle {
       if (interrupted) break;
       const [file, ...args] = command;
       if (file === undefined) continue;
+      const startedAt = Date.now();
       child = execa(file, args, {
         stdio: ['inherit', opts.childStdoutToStderr ? 2 : 'inherit', 'inherit'],
         reject: false,
@@ -70,7 +81,7 @@ export function startRun(bd: BuildDir, opts: RunOptions): RunHandle {
       });
       const r = await child;
       child = undefined;
-      const step: StepResult = { command, exitCode: exitCodeOf(r) };
+      const step: StepResult = { command, exitCode: exitCodeOf(r), startedAt, endedAt: Date.now() };
       if (r.signal) step.signal = r.signal;
       if (r.failed && r.exitCode === undefined && !r.signal) step.error = r.shortMessage;
       steps.push(step);
@@ -78,6 +89,7 @@ export function startRun(bd: BuildDir, opts: RunOptions): RunHandle {
     }
     const exitCode = steps.find((s) => s.exitCode !== 0)?.exitCode ?? (interrupted ? 130 : 0);
     const summary = await watch.stop(exitCode);
+    if (steps.length > 1) addStepPeaks(steps, (await readTimeline(watch.timelinePath)).samples);
     const usage = process.resourceUsage();
     const { type: _type, ...rest } = summary;
     return {
@@ -95,6 +107,17 @@ export function startRun(bd: BuildDir, opts: RunOptions): RunHandle {
     };
   })();
   return { done, interrupt };
+}
+
+/** Each step's peak, from the samples taken while it ran (a step shorter than the interval has none). */
+export function addStepPeaks(steps: StepResult[], samples: readonly TimelineSample[]): void {
+  for (const step of steps) {
+    for (const s of samples) {
+      if (s.t < step.startedAt || s.t > step.endedAt) continue;
+      if (step.peak === undefined || s.fs.usedBytes > step.peak.bytes)
+        step.peak = { bytes: s.fs.usedBytes, inodes: s.fs.usedInodes, at: s.t };
+    }
+  }
 }
 
 /** The shell's convention: the exit code, else 128 + the signal number; 127 when it never started. */

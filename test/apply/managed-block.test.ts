@@ -8,7 +8,6 @@ import {
   checkBlockLines,
   findBlock,
   insertBlock,
-  keepOwnLines,
   removeBlock,
   renderKasSnippet,
   unifiedDiff,
@@ -189,22 +188,6 @@ describe('renderKasSnippet', () => {
   });
 });
 
-describe('keepOwnLines', () => {
-  it('keeps the lines a plan drops only because the block itself satisfies them', () => {
-    const previous = [
-      'TMPDIR = "/t"',
-      'INHERIT += "rm_work"',
-      'BB_DISKMON_DIRS = "x"',
-      'BB_NUMBER_THREADS = "4"',
-    ];
-    // Made with the block in effect: rm_work is inherited, threads are already 4.
-    expect(keepOwnLines(previous, ['TMPDIR = "/t"', 'BB_DISKMON_DIRS = "x"'])).toEqual(previous);
-    expect(
-      keepOwnLines(previous, ['TMPDIR = "/u"', 'BB_DISKMON_DIRS = "y"', 'BB_NUMBER_THREADS = "2"']),
-    ).toEqual(['TMPDIR = "/u"', 'INHERIT += "rm_work"', 'BB_DISKMON_DIRS = "y"', 'BB_NUMBER_THREADS = "2"']);
-    expect(keepOwnLines([], ['TMPDIR = "/t"'])).toEqual(['TMPDIR = "/t"']);
-  });
-});
 
 describe('checkBlockLines', () => {
   it('refuses BASE_WORKDIR, TMPDIR ?= and inherit, accepts the plan lines', () => {
