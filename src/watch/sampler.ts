@@ -1,6 +1,11 @@
 // Every interval: statfs of TMPDIR's file system and the sizes of the work dirs that changed
 // (busy ones, ones whose state changed, ones a watcher saw move). Idle dirs keep their last
 // size, so a sample costs a few small scans however many recipes the build has.
+//
+// Sizing a work dir is O(its files): a webkitgtk build dir of 200k files takes a good part of a
+// second. So each dir waits SCAN_COST_FACTOR times its last scan's duration before it is scanned
+// again: the scans of one dir stay under 1/SCAN_COST_FACTOR of a core, however long its task runs.
+// statfs, which is what fill and time-to-full come from, is read every interval regardless.
 
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -15,6 +20,8 @@ const REFILL_BYTES = 1024 * 1024;
 /** Below this many free bytes (or no free inode) the file system counts as full. */
 const FULL_BYTES = 64 * 1024;
 const HISTORY = 300;
+/** A dir is rescanned no sooner than this many times its last scan's duration. */
+const SCAN_COST_FACTOR = 200;
 
 export interface SampleResult {
   fs: TimelineSample['fs'];
@@ -34,12 +41,21 @@ export class Sampler {
   lastFs: TimelineSample['fs'] | undefined;
   /** How many dir scans ran (for the benchmark). */
   scans = 0;
+  /** Milliseconds spent sizing dirs (for the benchmark). */
+  scanMs = 0;
+  /** Earliest time each dir may be scanned again (see SCAN_COST_FACTOR). */
+  private readonly notBefore = new Map<string, number>();
 
   constructor(private readonly tmpdir: string) {}
+
+  private readonly stateChanged = new Set<string>();
 
   markDirty(key: string, path: string, state?: string): void {
     this.paths.set(key, path);
     this.dirty.add(key);
+    // The moments a dir's size matters most: finished and at its largest (waiting for rm_work),
+    // and just cleaned (the base a refill is measured from). Other changes wait out the backoff.
+    if (state === 'waiting-rm-work' || state === 'cleaned') this.stateChanged.add(key);
     if (state !== undefined && state !== 'cleaned') this.cleanBase.delete(key);
   }
 
@@ -48,6 +64,7 @@ export class Sampler {
     this.dirty.delete(key);
     this.bytes.delete(key);
     this.cleanBase.delete(key);
+    this.notBefore.delete(key);
   }
 
   async sample(states: WorkdirStates, everything: boolean): Promise<SampleResult | undefined> {
@@ -56,16 +73,24 @@ export class Sampler {
     if (!fs) return undefined;
     this.lastFs = fs;
     const todo = new Set(this.dirty);
-    this.dirty.clear();
     for (const e of states.entries.values()) {
       if (e.running.size > 0 || everything) todo.add(e.id.key);
     }
     const measured: Record<string, number> = {};
     for (const key of todo) {
+      // A dir that just changed state is measured now; a busy one waits out its backoff.
+      const changedState = this.stateChanged.has(key);
+      if (!everything && !changedState && (this.notBefore.get(key) ?? 0) > t) continue;
+      this.dirty.delete(key);
+      this.stateChanged.delete(key);
       const path = this.paths.get(key);
       if (path === undefined || !existsSync(path)) continue;
+      const started = performance.now();
       const scan = await scanTree(path, { workers: 0 });
+      const took = performance.now() - started;
       this.scans++;
+      this.scanMs += took;
+      this.notBefore.set(key, t + took * SCAN_COST_FACTOR);
       this.bytes.set(key, scan.bytes);
       measured[key] = scan.bytes;
     }
