@@ -6,6 +6,10 @@
 // churn-read.ts.
 
 import type { BuildstatsTask } from '../bitbake/buildstats.js';
+import type { SstateSummary } from '../bitbake/consolelog.js';
+
+export type { SstateSummary };
+
 import { splitPF } from '../bitbake/pf.js';
 
 export const CHURN_SCHEMA_VERSION = 1;
@@ -35,16 +39,6 @@ export const SSTATE_TASKS = [
   'do_deploy_source_date_epoch',
   'do_image_complete',
 ];
-
-export interface SstateSummary {
-  wanted: number;
-  local: number;
-  mirrors: number;
-  missed: number;
-  current: number;
-  matchPercent: number;
-  completePercent: number;
-}
 
 /** What the readers found for one build. */
 export interface ChurnBuildInput {

@@ -16,21 +16,23 @@ interface At {
   progress?: string;
 }
 
+/** `Sstate summary: Wanted 42 Local 40 Mirrors 0 Missed 2 Current 100 (95% match, 98% complete)` */
+export interface SstateSummary {
+  wanted: number;
+  local: number;
+  mirrors: number;
+  missed: number;
+  current: number;
+  matchPercent: number;
+  completePercent: number;
+}
+
 export type ConsoleEvent = At &
   (
     | { kind: 'task-run'; mode: 'normal' | 'setscene' | 'noexec'; index: number; total: number; tid: string }
     | { kind: 'recipe-task'; pf: string; task: string; state: 'Started' | 'Succeeded' | 'Failed' }
     | { kind: 'setscene-completed' }
-    | {
-        kind: 'sstate-summary';
-        wanted: number;
-        local: number;
-        mirrors: number;
-        missed: number;
-        current: number;
-        matchPercent: number;
-        completePercent: number;
-      }
+    | ({ kind: 'sstate-summary' } & SstateSummary)
     | { kind: 'tasks-summary'; attempted: number; notRerun: number; failed: number }
     | { kind: 'failure-logfile'; path: string }
     | { kind: 'task-failed'; tid: string; exitCode: number }
