@@ -1,21 +1,12 @@
 // Fake BitBake builds under `rambake run`/`rambake watch`, for the watch tests.
 
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { CLI, copyExample, FAKE_BIN, ROOT } from '../helpers/exec.js';
+import { CLI, copyExample, FAKE_BIN } from '../helpers/exec.js';
 
-/** dist/cli.js once the lead wires watch/run into program.ts; until then a small entry beside this file. */
-export const ENTRY = (() => {
-  try {
-    const help = execFileSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' });
-    if (/\n\s+watch\b/.test(help)) return CLI;
-  } catch {
-    // not built: the test run fails later with a clear message
-  }
-  return join(ROOT, 'test', 'watch', 'rambake-unwired.mjs');
-})();
+/** The built CLI (`npm test` builds it first). */
+export const ENTRY = CLI;
 
 export function buildEnv(scenario: string, timeScale = '0.005'): Record<string, string> {
   return {
