@@ -50,4 +50,8 @@ export interface BuildFacts {
   tmp?: MountFacts;
   /** Content of `${TMPDIR}/saved_tmpdir`, when present. */
   savedTmpdir?: string;
+  /** DEPLOY_DIR holds entries other than licenses/. */
+  deployHasFiles?: boolean;
+  /** `${SSTATE_MANIFESTS}` holds manifests (the records of who installed what into DEPLOY_DIR). */
+  manifestsPresent?: boolean;
 }

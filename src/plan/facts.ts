@@ -1,7 +1,7 @@
 // Gathers, at the edge, what the host and the file systems say about a build's paths.
 
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import { readCpus } from '../system/cpus.js';
@@ -77,9 +77,16 @@ export async function readBuildFacts(bd: BuildDir): Promise<BuildFacts> {
     (t) => t.trim(),
     () => undefined,
   );
+  const entries = (dir: string) => readdir(dir).catch(() => [] as string[]);
+  const [deploy, manifests] = await Promise.all([
+    entries(bd.paths.deployDir),
+    entries(bd.paths.sstateManifests),
+  ]);
   return {
     host,
     paths,
+    deployHasFiles: deploy.some((e) => e !== 'licenses'),
+    manifestsPresent: manifests.some((e) => e.startsWith('manifest-')),
     tmp: toMountFacts(findMount(mounts, '/tmp'), host.memTotal),
     ...(savedTmpdir === undefined ? {} : { savedTmpdir }),
   };

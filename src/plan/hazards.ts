@@ -28,6 +28,7 @@ export function checkHazards(bd: BuildDir, facts: BuildFacts): Finding[] {
     ...checkBaseWorkdir(bd),
     ...checkTmpdirPath(bd, facts),
     ...checkMounts(bd, facts),
+    ...checkDeployOutlivesTmpdir(bd, facts),
     ...checkHost(bd, facts),
   ];
 }
@@ -253,6 +254,25 @@ function checkMounts(bd: BuildDir, facts: BuildFacts): Finding[] {
     });
   }
   return out;
+}
+
+/**
+ * sstate refuses to install a file that already exists in DEPLOY_DIR unless a manifest in
+ * sstate-control says who owns it. A DEPLOY_DIR kept on disk outlives a tmpfs TMPDIR (that is
+ * why rambake apply keeps it), so after the tmpfs is gone the next build stops with "trying to
+ * install files into a shared area when those files already exist".
+ */
+function checkDeployOutlivesTmpdir(bd: BuildDir, facts: BuildFacts): Finding[] {
+  const inside = bd.paths.deployDir.startsWith(`${bd.paths.tmpdir}/`);
+  if (inside || !facts.deployHasFiles || facts.manifestsPresent) return [];
+  return [
+    {
+      id: 'deploy-outlives-tmpdir',
+      severity: 'error',
+      message: `DEPLOY_DIR ${bd.paths.deployDir} holds files but ${bd.paths.sstateManifests} has no manifests: sstate will refuse to install over them ("trying to install files into a shared area when those files already exist")`,
+      fix: `move it aside before building, keeping your images: mv ${bd.paths.deployDir} ${bd.paths.deployDir}.old`,
+    },
+  ];
 }
 
 function checkHost(_bd: BuildDir, facts: BuildFacts): Finding[] {

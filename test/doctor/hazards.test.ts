@@ -194,3 +194,19 @@ describe('doctor checks on mounts and host', () => {
     expect(ids(bd, f)).toContain('inotify-limit-low');
   });
 });
+
+describe('a DEPLOY_DIR kept on disk', () => {
+  it('is an error when it holds files and sstate-control has no manifests (a lost tmpfs)', async () => {
+    const bd = await sample('DEPLOY_DIR = "${TOPDIR}/rambake-keep/deploy"\n');
+    expect(ids(bd, facts(bd, {}, { deployHasFiles: true, manifestsPresent: false }))).toContain(
+      'deploy-outlives-tmpdir',
+    );
+    expect(ids(bd, facts(bd, {}, { deployHasFiles: true, manifestsPresent: true }))).not.toContain(
+      'deploy-outlives-tmpdir',
+    );
+    const inside = await sample();
+    expect(ids(inside, facts(inside, {}, { deployHasFiles: true, manifestsPresent: false }))).not.toContain(
+      'deploy-outlives-tmpdir',
+    );
+  });
+});
