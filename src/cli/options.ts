@@ -160,6 +160,17 @@ export const OPTIONS: OptionSpec[] = [
     scope: ['bench-io'],
     defaultValue: '60',
   },
+  {
+    flags: '--html <file>',
+    description: 'report: also write the report as one self-contained HTML file (charts inline, no network)',
+    scope: ['report'],
+  },
+  {
+    flags: '--no-plan',
+    description:
+      'report: leave out the sizing model (it depends on this host: RAM, CPUs, every recorded run)',
+    scope: ['report'],
+  },
 ];
 
 export function optionsFor(command: string): OptionSpec[] {

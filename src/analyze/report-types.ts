@@ -1,0 +1,141 @@
+// The shape of `rambake report` (text, JSON and HTML all render this one value). JSON
+// consumers key on `schemaVersion`; times are epoch milliseconds, sizes bytes, CPU seconds.
+
+import type { ChurnBuild, Recurring, SstateSummary, TaskReuse } from './churn.js';
+import type { Lingering } from './lingering.js';
+
+export const REPORT_SCHEMA_VERSION = 1;
+
+export interface ReportRun {
+  /** The timeline file. */
+  file: string;
+  startedAt: number | null;
+  /** Time of the last line with a time. */
+  endedAt: number | null;
+  command: string[] | null;
+  /** The last argument of the command that is not a flag (`core-image-minimal`). */
+  target: string | null;
+  buildDir: string | null;
+  tmpdir: string | null;
+  fs: {
+    mountPoint: string | null;
+    fsType: string | null;
+    /** tmpfs `size=`; null on a disk. */
+    sizeBytes: number | null;
+    nrInodes: number | null;
+    /** TMPDIR had a tmpfs of its own: `used` is TMPDIR alone. */
+    ownFs: boolean;
+  };
+  exitCode: number | null;
+  /** The timeline ended with its summary line (false: the watcher was killed, figures recomputed). */
+  complete: boolean;
+  samples: number;
+  /** BUILDNAMEs of the buildstats folders this run covers. */
+  builds: string[];
+}
+
+export interface UsagePoint {
+  bytes: number;
+  inodes: number;
+  at: number | null;
+}
+
+export interface ReportUsage {
+  peak: UsagePoint & { inodesAt: number | null };
+  final: UsagePoint | null;
+  totalBytes: number;
+  totalInodes: number;
+  /** What the file system held that is not this run's (a shared disk: the first sample). */
+  baselineBytes: number;
+  /** The peak of what the run itself put there: the peak minus the baseline. */
+  peakRunBytes: number;
+  enospc: { at: number; message: string }[];
+}
+
+export interface FillSeries {
+  /** A work-dir key, `other` (the rest of the work dirs) or `non-work` (used − work dirs). */
+  key: string;
+  label: string;
+  kind: 'workdir' | 'other' | 'non-work';
+}
+
+export interface ReportFill {
+  series: FillSeries[];
+  /** Downsampled (the fullest sample of each stretch), `values` in the order of `series`. */
+  points: { t: number; used: number; values: number[] }[];
+  /** The tmpfs size line; null when TMPDIR was on a disk. */
+  sizeBytes: number | null;
+}
+
+export interface RecipePeak {
+  workdir: string;
+  pn: string;
+  pv: string;
+  bytes: number;
+}
+
+export interface RecipeCpu {
+  pn: string;
+  pf: string;
+  /** User + system time of the task processes and their children. */
+  cpuSeconds: number;
+  /** Wall time summed over the recipe's tasks. */
+  elapsed: number;
+  tasks: number;
+}
+
+export interface ReportChurn {
+  /** How many of the newest builds `rambake churn` analysed for recurrences. */
+  analysed: number;
+  /** This run's builds as the churn analysis sees them. */
+  builds: ChurnBuild[];
+  /** Recurring churn that involves this run's builds. */
+  recurring: Recurring[];
+}
+
+export interface ReportSstate {
+  build: string;
+  summary: SstateSummary | null;
+  reuse: TaskReuse[];
+}
+
+export type RecommendationRule =
+  | 'tmpfs-size'
+  | 'tmpfs-inodes'
+  | 'enospc'
+  | 'rm-work-exclude'
+  | 'stale-workdir'
+  | 'held-by-rm-work'
+  | 'steps-giant'
+  | 'churn'
+  | 'plan';
+
+export interface Recommendation {
+  /** Which rule produced it (each is documented where the rule is written). */
+  rule: RecommendationRule;
+  severity: 'info' | 'warn';
+  text: string;
+  bytes?: number;
+  pn?: string;
+}
+
+export interface ReportSkipped {
+  path: string;
+  why: string;
+}
+
+export interface Report {
+  schemaVersion: number;
+  run: ReportRun;
+  usage: ReportUsage;
+  fill: ReportFill;
+  topByPeak: RecipePeak[];
+  topByCpu: RecipeCpu[];
+  lingering: Lingering[];
+  heldGiBMin: number;
+  churn: ReportChurn | null;
+  sstate: ReportSstate[];
+  recommendations: Recommendation[];
+  /** Inputs read only in part, or not at all, and why. */
+  skipped: ReportSkipped[];
+}

@@ -1,0 +1,44 @@
+import { writeFileSync } from 'node:fs';
+import { type Command, Option } from 'commander';
+import { collectReport } from '../analyze/report-read.js';
+import { EXIT_OK, RambakeError } from '../errors.js';
+import { readReportTemplate, renderHtml } from '../report/html.js';
+import { renderReportText } from '../report/report-text.js';
+import { setup } from './common.js';
+import { OPTIONS } from './options.js';
+
+interface ReportFlags {
+  html?: string;
+  plan?: boolean;
+}
+
+export function registerReport(program: Command): void {
+  const cmd = program
+    .command('report')
+    .description(
+      'report on a recorded run (default: the newest): peak and final usage, fill by recipe, lingering dirs, churn, sstate reuse, CPU per recipe, recommendations; --html writes one self-contained page',
+    )
+    .argument('[run]', 'a timeline file (RUN.jsonl); default: the newest in ${TOPDIR}/rambake/runs');
+  for (const spec of OPTIONS.filter((o) => o.scope !== 'global' && o.scope.includes('report')))
+    cmd.addOption(new Option(spec.flags, spec.description));
+  cmd.action(async (run: string | undefined, flags: ReportFlags, command: Command) => {
+    const { out, load } = setup(command);
+    const report = await collectReport(load, {
+      ...(run === undefined ? {} : { run }),
+      plan: flags.plan !== false,
+    });
+    if (flags.html !== undefined) {
+      try {
+        writeFileSync(flags.html, renderHtml(report, readReportTemplate()));
+      } catch (err) {
+        throw new RambakeError(`cannot write ${flags.html}: ${(err as Error).message}`, { cause: err });
+      }
+    }
+    if (out.json) out.document(report);
+    else {
+      for (const line of renderReportText(report, out.colors)) out.line(line);
+      if (flags.html !== undefined) out.line(`\nHTML report: ${flags.html}`);
+    }
+    process.exitCode = EXIT_OK;
+  });
+}
