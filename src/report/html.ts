@@ -199,7 +199,7 @@ function churn(r: Report): string {
           ]),
           [0, 3],
         )
-      : `<p class="muted">No recurring churn over the last ${c.analysed} builds.</p>`;
+      : `<p class="muted">No recurring churn over the last ${c.analysed === 1 ? 'build' : `${c.analysed} builds`}.</p>`;
   return `${restores}\n${rec}`;
 }
 

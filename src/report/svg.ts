@@ -112,10 +112,13 @@ function xAxis(spanMs: number, x: (seconds: number) => number, base: number): st
   const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800];
   const step = steps.find((s) => seconds / s <= 8) ?? 86400;
   const out = [`<line class="axis" x1="${PAD.left}" x2="${W - PAD.right}" y1="${n(base)}" y2="${n(base)}"/>`];
-  for (let s = 0; s <= seconds; s += step)
+  for (let s = 0; s <= seconds; s += step) {
+    // The last tick ends at the right edge instead of running past it.
+    const anchor = s === 0 ? 'start' : x(s) > W - PAD.right - 30 ? 'end' : 'middle';
     out.push(
-      `<text class="tick" x="${n(x(s))}" y="${n(base + 18)}" text-anchor="middle">+${formatDuration(s)}</text>`,
+      `<text class="tick" x="${n(x(s))}" y="${n(base + 18)}" text-anchor="${anchor}">+${formatDuration(s)}</text>`,
     );
+  }
   return out;
 }
 
