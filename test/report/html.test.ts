@@ -183,6 +183,7 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
           };
         }),
       );
+      // biome-ignore lint/performance/useDomNodeTextContent: what the reader sees, as rendered
       const bodyText = await page.evaluate(() => document.body.innerText);
       await page.screenshot({ path: join(OUT, shot), fullPage: true });
       return { charts, foreign, problems, bodyText };
