@@ -8,6 +8,7 @@ import { registerCiRamdisk } from './ci-ramdisk.js';
 import { registerDoctor } from './doctor.js';
 import { OPTIONS } from './options.js';
 import { registerPlan } from './plan.js';
+import { registerReport } from './report.js';
 import { registerRevert } from './revert.js';
 import { registerRun } from './run.js';
 import { registerSpace } from './space.js';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerRun(program);
   registerChurn(program);
   registerSpace(program);
+  registerReport(program);
   registerSteps(program);
   registerBenchIo(program);
   registerCiRamdisk(program);

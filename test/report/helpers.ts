@@ -1,8 +1,6 @@
 // Shared by the report tests: a temp copy of the sample build with a fixture's TMPDIR and
-// recorded runs laid in, and the CLI entry (dist/cli.js once `report` is wired into
-// program.ts; until then a small entry beside this file).
+// recorded runs laid in, and the CLI entry.
 
-import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadOptions } from '../../src/bitbake/builddir-types.js';
@@ -24,12 +22,5 @@ export const confOnly = (topdir: string): LoadOptions => ({
   sources: { getvar: false, eventlog: false },
 });
 
-export const ENTRY = (() => {
-  try {
-    const help = execFileSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' });
-    if (/\n\s+report\b/.test(help)) return CLI;
-  } catch {
-    // not built: the e2e tests fail later with a clear message
-  }
-  return join(ROOT, 'test', 'report', 'rambake-unwired.mjs');
-})();
+/** The built CLI (`npm test` builds it first). */
+export const ENTRY = CLI;
