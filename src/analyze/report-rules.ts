@@ -116,7 +116,9 @@ function staleRule(r: Report): Recommendation[] {
     .map((l) => ({
       rule: 'stale-workdir' as const,
       severity: 'info' as const,
-      text: `${l.workdir} (${formatBytes(l.bytes)}) stayed behind (${l.reason}): nothing in this build uses it, so delete the folder`,
+      text: l.reason.startsWith('older PV')
+        ? `${l.workdir} (${formatBytes(l.bytes)}) stayed behind (${l.reason}): no build uses it again; delete the folder`
+        : `${l.workdir} (${formatBytes(l.bytes)}) stayed behind (${l.reason}): if its recipe is no longer part of your builds, delete the folder`,
       bytes: l.bytes,
       pn: l.pn,
     }));

@@ -211,8 +211,10 @@ export class WorkdirStates {
         e.failed = `${[...e.running].join(', ')} ${interrupted ? 'interrupted' : 'never finished'}`;
         e.running.clear();
       }
+      // Untouched is not "not in this build": a recipe whose stamps cover it runs no task. A
+      // kernel or RM_WORK_EXCLUDE dir is kept on purpose; anything else left full is stale.
       if (!e.touched && !e.shared && (e.found === 'left' || e.found === 'new') && !e.staleReason)
-        e.staleReason = 'not in this build';
+        if (!this.excludedReason(e)) e.staleReason = 'no task of this build touched it';
       this.settle(e, t, out, false, true);
     }
   }
@@ -257,7 +259,8 @@ export class WorkdirStates {
     if (e.cleaned || (!e.touched && e.found === 'cleaned')) return ['cleaned', undefined];
     if (!e.touched && e.found === 'refilled') return ['refilled', 'grew again after do_rm_work'];
     if (!e.touched && e.found === 'new' && !buildEnded) return ['active', 'created'];
-    if (!e.touched) return ['stale', buildEnded ? 'not in this build' : 'left by an earlier build'];
+    if (!e.touched)
+      return ['stale', buildEnded ? 'no task of this build touched it' : 'left by an earlier build'];
     const norm = this.cfg.rmWork ? undefined : 'finished; rm_work is not in INHERIT';
     if (deliverablesDone(e.id.pn, e.id.arch, e.done)) return ['waiting-rm-work', norm];
     if (buildEnded) return ['waiting-rm-work', norm ?? 'the build ended before do_rm_work'];

@@ -133,8 +133,20 @@ describe('WorkdirStates', () => {
     ]);
     expect(s.entries.get(id('old', '1.0').key)).toMatchObject({
       state: 'stale',
-      reason: 'not in this build',
+      reason: 'no task of this build touched it',
     });
+  });
+
+  it('an untouched kernel or RM_WORK_EXCLUDE dir stays excluded, not stale (its stamps covered it)', () => {
+    const s = new WorkdirStates({ rmWork: true, rmWorkExclude: ['busybox'] });
+    run(s, [
+      { kind: 'found', t: 1, id: id('busybox', '1.37.0'), content: 'left' },
+      { kind: 'found', t: 1, id: id('linux-yocto', '6.12'), content: 'left' },
+      { kind: 'build-start', t: 2 },
+      { kind: 'build-end', t: 3 },
+    ]);
+    expect(stateOf(s, id('busybox', '1.37.0').key)).toBe('excluded');
+    expect(stateOf(s, id('linux-yocto', '6.12').key)).toBe('excluded');
   });
 
   it('work-shared folders are their own state', () => {
