@@ -34,14 +34,21 @@ function step(title, argv, ok = [0]) {
     process.exit(1);
   }
 }
-const rambake = (title, args, ok) => step(title, [process.execPath, join(root, 'dist', 'cli.js'), ...args], ok);
+const rambake = (title, args, ok) =>
+  step(title, [process.execPath, join(root, 'dist', 'cli.js'), ...args], ok);
 
 console.log(`rambake demo: a copy of the sample build in ${work}`);
 rambake('what the build is and where its paths live', ['status']);
 rambake('what would break or bloat a RAM build (exit 1 only on errors)', ['doctor'], [0, 1]);
-rambake('size a tmpfs for core-image-minimal, every number explained', ['plan', '--target', 'core-image-minimal'], [0, 1]);
 rambake(
-  isRoot ? 'mount the tmpfs and write the managed block' : 'write the managed block; not root, so print the mount commands',
+  'size a tmpfs for core-image-minimal, every number explained',
+  ['plan', '--target', 'core-image-minimal'],
+  [0, 1],
+);
+rambake(
+  isRoot
+    ? 'mount the tmpfs and write the managed block'
+    : 'write the managed block; not root, so print the mount commands',
   ['apply', '--target', 'core-image-minimal'],
 );
 rambake('which giants to build first, one at a time', ['steps', 'core-image-minimal']);

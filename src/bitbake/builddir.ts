@@ -28,7 +28,11 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
     env,
   });
   const topdir = found.topdir;
-  const config = readBuildConfig(topdir, opts.confIO ?? nodeConfIO, env.BBPATH === undefined ? {} : { BBPATH: env.BBPATH });
+  const config = readBuildConfig(
+    topdir,
+    opts.confIO ?? nodeConfIO,
+    env.BBPATH === undefined ? {} : { BBPATH: env.BBPATH },
+  );
   const bbDefaultThreads = (await readCpus()).bbDefault;
   const notes: string[] = [];
   const fromConf = (name: string) => confVar(config.data, name);

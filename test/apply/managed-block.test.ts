@@ -188,7 +188,6 @@ describe('renderKasSnippet', () => {
   });
 });
 
-
 describe('checkBlockLines', () => {
   it('refuses BASE_WORKDIR, TMPDIR ?= and inherit, accepts the plan lines', () => {
     expect(() => checkBlockLines(['BASE_WORKDIR = "/ram/work"'])).toThrow(/BASE_WORKDIR/);

@@ -1,7 +1,7 @@
 // Planning after `rambake apply` reads the build as the user wrote it, not rambake's own block.
 
-import { afterEach, describe, expect, it } from 'vitest';
 import { isAbsolute } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runApply } from '../../src/plan/apply.js';
 import { loadBuildDirForPlan, makePlan } from '../../src/plan/sizing.js';
 import { copyExample } from '../helpers/exec.js';

@@ -56,7 +56,7 @@ describe('rambake status (classic layout, the sample build)', () => {
       /^ {2}TMPDIR +\$\{TOPDIR\}\/tmp +default +\.\.\/layers\/meta\/conf\/bitbake\.conf:\d+$/m,
     );
     expect(r.stdout).toMatch(/^ {2}DL_DIR +\$\{TOPDIR\}\/\.\.\/downloads +conf +conf\/local\.conf:12$/m);
-    expect(r.stdout).not.toMatch(/\x1b\[/);
+    expect(r.stdout).not.toContain('\u001b[');
   });
 
   it('prefers the allvariables line of a fresh event log', async () => {
