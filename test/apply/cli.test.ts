@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { registerApply, renderApply } from '../../src/cli/apply.js';
+import { registerApply } from '../../src/cli/apply.js';
 import { OPTIONS } from '../../src/cli/options.js';
-import { registerRevert, renderRevert } from '../../src/cli/revert.js';
+import { registerRevert } from '../../src/cli/revert.js';
+import { renderApply, renderRevert } from '../../src/report/apply.js';
 import { CLI, copyExample, runRambake } from '../helpers/exec.js';
 
 /** The commands as program.ts wires them, run in this process; stdout captured. */
