@@ -45,7 +45,7 @@ export function renderPlan(plan: RamPlan, c: Colors): string[] {
   out.push(
     `  mount -t tmpfs -o ${plan.mount.options.join(',')} ${plan.mount.source} ${shellWord(plan.tmpfs.path)}`,
   );
-  out.push('', c.bold('Conf lines (the block `rambake apply` manages in conf/local.conf)'));
+  out.push('', c.bold('Conf lines (the block `rambake apply` writes, by default into conf/auto.conf)'));
   out.push(...indent(plan.conf));
   return out;
 }
