@@ -10,6 +10,7 @@ import { nodeConfIO } from '../bitbake/conf/node-io.js';
 import { findBuildDir } from '../bitbake/discover.js';
 import { UsageError } from '../errors.js';
 import { formatBytes } from '../report/format.js';
+import { type BenchIoResult, readBenchIoResult } from './bench-io.js';
 import { confLines, diskWorkdirLine } from './conf-lines.js';
 import { diskmonValue } from './diskmon.js';
 import { readBuildFacts } from './facts.js';
@@ -44,6 +45,8 @@ export interface PlanInput {
   opts: PlanOptions;
   /** Owner of the tmpfs root (the build user); default: TOPDIR's owner as makePlan reads it. */
   owner?: { uid: number; gid: number };
+  /** The last `rambake bench-io` on this build, if any: how much a RAM TMPDIR saves here. */
+  benchIo?: BenchIoResult;
 }
 
 /** Characters BitBake's sanity check refuses in TMPDIR (bitbake-formats.md §4). */
@@ -115,6 +118,7 @@ export function planRamBuild(input: PlanInput): RamPlan {
     })),
     ...rmWorkExclude.map((x) => ({ topic: 'rm-work-exclude', text: x.text })),
     ...explainKeep(bd, scope),
+    ...explainBenchIo(input.benchIo),
   ];
   const verdict = explainVerdict({ choice, need: need.bytes, inSteps, stepNeed, measured: need.measured });
   if (!need.measured)
@@ -229,8 +233,26 @@ export async function loadBuildDirForPlan(load: LoadOptions): Promise<BuildDir> 
 
 /** Facts and history for a loaded build, then the pure model. */
 export async function planFor(bd: BuildDir, opts: PlanOptions, cwd = process.cwd()): Promise<RamPlan> {
-  const [facts, history] = await Promise.all([readBuildFacts(bd), readHistory(bd)]);
+  const [facts, history, benchIo] = await Promise.all([
+    readBuildFacts(bd),
+    readHistory(bd),
+    readBenchIoResult(bd.topdir),
+  ]);
   const st = statSync(bd.topdir);
   const resolved = opts.path === undefined ? opts : { ...opts, path: resolve(cwd, opts.path) };
-  return planRamBuild({ bd, facts, history, opts: resolved, owner: { uid: st.uid, gid: st.gid } });
+  const owner = { uid: st.uid, gid: st.gid };
+  return planRamBuild({ bd, facts, history, opts: resolved, owner, ...(benchIo ? { benchIo } : {}) });
+}
+
+/** What `rambake bench-io` measured on this host, when it was run. */
+function explainBenchIo(r: BenchIoResult | undefined): RamPlan['reasons'] {
+  if (r?.speedup === undefined || r.savedShare === undefined) return [];
+  const share = Math.round(r.savedShare * 100);
+  return [
+    {
+      topic: 'io',
+      text: `rambake bench-io (${r.at}): a tmpfs did this build-shaped file work ${r.speedup.noFsync.toFixed(1)}× faster than TMPDIR's disk (${r.speedup.fsync.toFixed(1)}× with fsync): TMPDIR on tmpfs would save about ${share}% of file-system time`,
+      figures: { speedup: r.speedup.noFsync, savedShare: r.savedShare },
+    },
+  ];
 }
