@@ -1,6 +1,6 @@
 // Worker-thread entry of scanTree: walks the folders the main thread sends, gives half of its
-// pending folders back whenever another worker is idle, and reports multi-link entries and
-// its tallies. Protocol (main → worker): tasks, finish; (worker → main): links, share, idle, done.
+// pending folders back whenever another walker is idle, and reports multi-link entries and
+// its tallies (du-share.ts coordinates). Protocol (main → worker): tasks, finish; (worker → main): links, share, idle, done.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { type LinkBatch, TreeWalker, type WalkTask } from './du-walk.js';
@@ -43,4 +43,5 @@ if (port) {
       port.close();
     }
   });
+  post({ type: 'idle' }); // ready: the first work is sent only to a worker that has started
 }

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InodeSet, scanTree } from '../../src/system/du.js';
+import { UsageMerger } from '../../src/system/du-merge.js';
+import { walkShared } from '../../src/system/du-share.js';
 import { TreeWalker } from '../../src/system/du-walk.js';
 
 // GNU du is the reference: every figure below is compared with what it prints.
@@ -66,8 +68,10 @@ describe.runIf(process.platform === 'linux')('scanTree', () => {
   });
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
+  // workersFirst: workers start at once and get the first folders, so even this small tree is
+  // handed between threads (on its own, scanTree starts no worker for a walk this short).
   it.each([0, 1, 3])('equals du -sB1 and du --inodes with %i workers', async (workers) => {
-    const result = await scanTree(root, { workers });
+    const result = await scanTree(root, { workers, workersFirst: true });
     expect(result.bytes).toBe((await duBytes(root))[0]);
     expect(result.inodes).toBe(await duInodes(root));
     expect(result.errors).toEqual([]);
@@ -78,7 +82,7 @@ describe.runIf(process.platform === 'linux')('scanTree', () => {
   });
 
   it('gives each folder what du prints for it alone', async () => {
-    const result = await scanTree(root, { groupDepth: 4, workers: 2 });
+    const result = await scanTree(root, { groupDepth: 4, workers: 2, workersFirst: true });
     const folders = [
       'work',
       'work/core2-64',
@@ -99,7 +103,7 @@ describe.runIf(process.platform === 'linux')('scanTree', () => {
   });
 
   it('splits shared and unique bytes and attributes each inode once', async () => {
-    const { groups, bytes } = await scanTree(root, { groupDepth: 4, workers: 2 });
+    const { groups, bytes } = await scanTree(root, { groupDepth: 4, workers: 2, workersFirst: true });
     const libSo = blocksOf(path.join(tree.comp, 'libz.so.1.3'));
     const libA = blocksOf(path.join(tree.comp, 'libz.a'));
     const zlib = groups.get('work/core2-64/zlib/1.3')!;
@@ -122,7 +126,7 @@ describe.runIf(process.platform === 'linux')('scanTree', () => {
 
   it('attributes the same way whatever the number of workers', async () => {
     const one = await scanTree(root, { groupDepth: 5, workers: 0 });
-    const three = await scanTree(root, { groupDepth: 5, workers: 3 });
+    const three = await scanTree(root, { groupDepth: 5, workers: 3, workersFirst: true });
     expect([...three.groups]).toEqual([...one.groups]);
   });
 
@@ -148,6 +152,26 @@ describe.runIf(process.platform === 'linux')('scanTree', () => {
     const result = await scanTree(file);
     expect(result.bytes).toBe((await duBytes(file))[0]);
     expect(result).toMatchObject({ files: 1, dirs: 0, inodes: 1 });
+  });
+
+  it('starts no worker thread for a walk that ends within its first slice', async () => {
+    const started: number[] = [];
+    const merger = new UsageMerger(0, new InodeSet());
+    const startWorker = () => {
+      started.push(1);
+      throw new Error('no worker expected');
+    };
+    const task = { path: root, depth: 0, group: '' };
+    const errors = await walkShared(task, merger, {
+      groupDepth: 0,
+      workers: 3,
+      workersFirst: false,
+      startWorker,
+    });
+    expect(errors).toEqual([]);
+    expect(started).toEqual([]);
+    // The root's own blocks are added by scanTree, not by the walk.
+    expect(merger.finish().bytes + blocksOf(root)).toBe((await duBytes(root))[0]);
   });
 
   it('collects a missing root as an error instead of throwing', async () => {
@@ -203,7 +227,7 @@ describe.runIf(process.platform === 'linux')('scanTree on a wider tree', () => {
   it('keeps exact totals when workers hand each other folders', async () => {
     const [expected] = await duBytes(root);
     for (const workers of [2, 4]) {
-      const result = await scanTree(root, { workers, groupDepth: 2 });
+      const result = await scanTree(root, { workers, groupDepth: 2, workersFirst: true });
       expect(result.bytes).toBe(expected);
       expect(result.inodes).toBe(await duInodes(root));
       expect(result.groups.get('a3/b4')!.bytes).toBe((await duBytes(path.join(root, 'a3/b4')))[0]);
