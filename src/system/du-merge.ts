@@ -36,20 +36,26 @@ const sortKey = (group: string): string => group.replaceAll('/', '\u0000');
 
 export class UsageMerger {
   readonly #grouped: boolean;
-  readonly #seen: InodeSet;
+  /** Undefined when the caller passed none: nothing to look up, nothing to fill. */
+  readonly #seen: InodeSet | undefined;
+  /** Whether `seen` holds anything to look up (an empty set is skipped, as the usual case). */
+  readonly #lookUp: boolean;
   readonly #local = new InodeSet();
   readonly #records = new Map<number, Map<InodeNumber, LinkRecord>>();
   readonly #names = new Map<unknown, string[]>();
   readonly #tallies = new Map<string, GroupTally>();
   #linkBytes = 0;
   #linkBytesBefore = 0;
+  /** Ungrouped scans: multi-link inodes found in `seen`. */
+  #linksBefore = 0;
   #singleInodes = 0;
   #files = 0;
   #dirs = 0;
 
-  constructor(groupDepth: number, seen: InodeSet) {
+  constructor(groupDepth: number, seen?: InodeSet) {
     this.#grouped = groupDepth > 0;
     this.#seen = seen;
+    this.#lookUp = (seen?.size ?? 0) > 0;
   }
 
   /** `source` identifies the walker, whose group ids are its own. */
@@ -70,8 +76,10 @@ export class UsageMerger {
   #addLink(dev: number, ino: InodeNumber, bytes: number, group: string): void {
     if (!this.#grouped) {
       if (!this.#local.add(dev, ino)) return;
-      if (this.#seen.has(dev, ino)) this.#linkBytesBefore += bytes;
-      else this.#linkBytes += bytes;
+      if (this.#lookUp && this.#seen!.has(dev, ino)) {
+        this.#linkBytesBefore += bytes;
+        this.#linksBefore++;
+      } else this.#linkBytes += bytes;
       return;
     }
     let byIno = this.#records.get(dev);
@@ -81,7 +89,7 @@ export class UsageMerger {
     }
     const record = byIno.get(ino);
     if (!record) {
-      byIno.set(ino, { bytes, before: this.#seen.has(dev, ino), groups: group });
+      byIno.set(ino, { bytes, before: this.#lookUp && this.#seen!.has(dev, ino), groups: group });
       this.#local.add(dev, ino);
     } else if (typeof record.groups === 'string') {
       if (record.groups !== group) record.groups = [record.groups, group];
@@ -143,17 +151,10 @@ export class UsageMerger {
         addRecord(record, chain);
       }
     }
-    const inodes = this.#singleInodes + this.#local.size - before - this.#countLinksBefore();
-    for (const [dev, ino] of this.#local.entries()) this.#seen.add(dev, ino);
+    const inodes = this.#singleInodes + this.#local.size - before - this.#linksBefore;
+    this.#seen?.absorb(this.#local);
     const sorted = new Map([...groups].sort(([a], [b]) => (sortKey(a) < sortKey(b) ? -1 : 1)));
     return { bytes, inodes, files: this.#files, dirs: this.#dirs, groups: sorted };
-  }
-
-  #countLinksBefore(): number {
-    if (this.#grouped) return 0;
-    let count = 0;
-    for (const [dev, ino] of this.#local.entries()) if (this.#seen.has(dev, ino)) count++;
-    return count;
   }
 }
 

@@ -16,7 +16,7 @@ import { type GroupUsage, UsageMerger } from './du-merge.js';
 import { walkShared } from './du-share.js';
 import { errorCode, type ScanError, type WalkTask } from './du-walk.js';
 import type { DuWorkerData } from './du-worker.js';
-import { InodeSet } from './inode-set.js';
+import type { InodeSet } from './inode-set.js';
 
 export type { GroupUsage } from './du-merge.js';
 export type { ScanError } from './du-walk.js';
@@ -61,7 +61,7 @@ export const defaultWorkers = (): number => Math.min(os.availableParallelism(), 
 
 export async function scanTree(root: string, options: ScanOptions = {}): Promise<ScanResult> {
   const groupDepth = options.groupDepth ?? 0;
-  const merger = new UsageMerger(groupDepth, options.seen ?? new InodeSet());
+  const merger = new UsageMerger(groupDepth, options.seen);
   const absRoot = path.resolve(root);
   const errors: ScanError[] = [];
   let st: Stats;

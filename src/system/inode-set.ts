@@ -22,10 +22,28 @@ export class InodeSet {
       inodes = new Set();
       this.#byDev.set(dev, inodes);
     }
-    if (inodes.has(ino)) return false;
-    inodes.add(ino);
+    const size = inodes.size;
+    inodes.add(ino); // one hash lookup instead of has() then add(): this runs per hard link
+    if (inodes.size === size) return false;
     this.#size++;
     return true;
+  }
+
+  /** Adds every pair of `other`, which must not be used afterwards (its sets may be taken over). */
+  absorb(other: InodeSet): void {
+    for (const [dev, theirs] of other.#byDev) {
+      const ours = this.#byDev.get(dev);
+      if (!ours) {
+        this.#byDev.set(dev, theirs);
+        this.#size += theirs.size;
+        continue;
+      }
+      for (const ino of theirs) {
+        if (ours.has(ino)) continue;
+        ours.add(ino);
+        this.#size++;
+      }
+    }
   }
 
   *entries(): Generator<[number, InodeNumber]> {
