@@ -46,6 +46,8 @@ export function walkShared(task: WalkTask, merger: UsageMerger, options: ShareOp
   let wake: (() => void) | undefined;
   let finishing = false;
   let doneCount = 0;
+  // workersFirst: this thread waits until a worker has taken the queued root folders.
+  let holding = options.workersFirst && extraWorkers > 0;
   const send = (worker: Worker, message: ToWorker) => worker.postMessage(message);
 
   const wantsWork = () => {
@@ -94,6 +96,8 @@ export function walkShared(task: WalkTask, merger: UsageMerger, options: ShareOp
         const worker = startWorker({ groupDepth, idle: idleBuffer });
         started.push(worker);
         worker.on('error', (error) => {
+          finishing = true;
+          wake?.();
           for (const w of started) void w.terminate();
           reject(error);
         });
@@ -118,8 +122,6 @@ export function walkShared(task: WalkTask, merger: UsageMerger, options: ShareOp
     };
 
     const start = performance.now();
-    // workersFirst: this thread waits until a worker has taken the queued root folders.
-    let holding = options.workersFirst && extraWorkers > 0;
     if (holding) {
       spawn();
       queue.push(walker.stack.splice(0));
