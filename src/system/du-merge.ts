@@ -46,6 +46,8 @@ export class UsageMerger {
   readonly #tallies = new Map<string, GroupTally>();
   #linkBytes = 0;
   #linkBytesBefore = 0;
+  /** Grouped scans: distinct multi-link inodes (`#local` is kept only to fill `seen`). */
+  #recordCount = 0;
   /** Ungrouped scans: multi-link inodes found in `seen`. */
   #linksBefore = 0;
   #singleInodes = 0;
@@ -90,7 +92,8 @@ export class UsageMerger {
     const record = byIno.get(ino);
     if (!record) {
       byIno.set(ino, { bytes, before: this.#lookUp && this.#seen!.has(dev, ino), groups: group });
-      this.#local.add(dev, ino);
+      this.#recordCount++;
+      if (this.#seen) this.#local.add(dev, ino); // only to fill `seen` at the end
     } else if (typeof record.groups === 'string') {
       if (record.groups !== group) record.groups = [record.groups, group];
     } else if (!record.groups.includes(group)) record.groups.push(group);
@@ -143,22 +146,36 @@ export class UsageMerger {
       g.uniqueBytes += this.#linkBytes;
       g.attributedBytes += this.#linkBytes;
     }
+    const keys = new Map<string, string>();
+    const keyOf = (group: string): string => {
+      let key = keys.get(group);
+      if (key === undefined) {
+        key = sortKey(group);
+        keys.set(group, key);
+      }
+      return key;
+    };
     let before = 0;
     for (const byIno of this.#records.values()) {
       for (const record of byIno.values()) {
         if (record.before) before++;
         else bytes += record.bytes;
-        addRecord(record, chain);
+        addRecord(record, chain, keyOf);
       }
     }
-    const inodes = this.#singleInodes + this.#local.size - before - this.#linksBefore;
+    const linked = this.#grouped ? this.#recordCount : this.#local.size;
+    const inodes = this.#singleInodes + linked - before - this.#linksBefore;
     this.#seen?.absorb(this.#local);
     const sorted = new Map([...groups].sort(([a], [b]) => (sortKey(a) < sortKey(b) ? -1 : 1)));
     return { bytes, inodes, files: this.#files, dirs: this.#dirs, groups: sorted };
   }
 }
 
-function addRecord(record: LinkRecord, chain: (key: string) => GroupUsage[]): void {
+function addRecord(
+  record: LinkRecord,
+  chain: (key: string) => GroupUsage[],
+  keyOf: (group: string) => string,
+): void {
   const { bytes } = record;
   if (typeof record.groups === 'string') {
     for (const g of chain(record.groups)) {
@@ -185,7 +202,7 @@ function addRecord(record: LinkRecord, chain: (key: string) => GroupUsage[]): vo
   for (let i = 0; i < common; i++) first[i]!.uniqueBytes += bytes;
   let winner = 0;
   for (let i = 1; i < record.groups.length; i++) {
-    if (sortKey(record.groups[i]!) < sortKey(record.groups[winner]!)) winner = i;
+    if (keyOf(record.groups[i]!) < keyOf(record.groups[winner]!)) winner = i;
   }
   for (const g of chains[winner]!) g.attributedBytes += bytes;
 }
