@@ -96,11 +96,31 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
 /** Under tsx or vitest this module is TypeScript: the worker then loads through tsx's API. */
 function startWorker(workerData: DuWorkerData): Worker {
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./du-worker.js', here), { workerData });
+  if (!here.endsWith('.ts')) {
+    const execArgv = withoutLoaders(process.execArgv);
+    return new Worker(new URL('./du-worker.js', here), { workerData, execArgv });
+  }
   // tsx's ESM API (its CommonJS build cannot register hooks from an ESM import).
   const tsxRoot = path.dirname(createRequire(here).resolve('tsx/package.json'));
   const tsxApi = pathToFileURL(path.join(tsxRoot, 'dist/esm/api/index.mjs')).href;
   const entry = new URL('./du-worker.ts', here).href;
   const boot = `import(${JSON.stringify(tsxApi)}).then((m) => m.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(here)}))`;
   return new Worker(boot, { eval: true, workerData });
+}
+
+const LOADER_FLAGS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader']);
+
+/**
+ * Node flags minus module loaders: the built worker is plain JavaScript, and a loader the
+ * process runs under (tsx, when the bench imports dist/) costs each worker ~30 ms to start.
+ */
+export function withoutLoaders(execArgv: string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const flag = execArgv[i]!;
+    const name = flag.split('=', 1)[0]!;
+    if (!LOADER_FLAGS.has(name)) kept.push(flag);
+    else if (!flag.includes('=')) i++; // its value is the next argument
+  }
+  return kept;
 }

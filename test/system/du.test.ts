@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InodeSet, scanTree } from '../../src/system/du.js';
+import { InodeSet, scanTree, withoutLoaders } from '../../src/system/du.js';
 import { UsageMerger } from '../../src/system/du-merge.js';
 import { walkShared } from '../../src/system/du-share.js';
 import { TreeWalker } from '../../src/system/du-walk.js';
@@ -232,5 +232,18 @@ describe.runIf(process.platform === 'linux')('scanTree on a wider tree', () => {
       expect(result.inodes).toBe(await duInodes(root));
       expect(result.groups.get('a3/b4')!.bytes).toBe((await duBytes(path.join(root, 'a3/b4')))[0]);
     }
+  });
+});
+
+describe('withoutLoaders', () => {
+  it('drops module loaders (tsx runs the bench that way) and keeps every other Node flag', () => {
+    const tsx = ['--require', '/x/tsx/preflight.cjs', '--import', 'file:///x/tsx/loader.mjs'];
+    expect(withoutLoaders([...tsx, '--max-old-space-size=4096', '--cpu-prof'])).toEqual([
+      '--max-old-space-size=4096',
+      '--cpu-prof',
+    ]);
+    expect(withoutLoaders(['--import=tsx', '-r', 'x.cjs', '--loader', 'l.mjs', '--trace-gc'])).toEqual([
+      '--trace-gc',
+    ]);
   });
 });
