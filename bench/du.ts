@@ -186,7 +186,7 @@ export default async function benchDu(): Promise<BenchRow[]> {
         unit: 'ms',
         reference: Math.round(duMs),
         ratio: oneMs / duMs,
-        goal: 'about 1.5× du -sB1 (information)',
+        goal: 'information (one walker: no goal)',
       },
       {
         bench: 'du',
