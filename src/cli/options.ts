@@ -48,23 +48,23 @@ export const OPTIONS: OptionSpec[] = [
   {
     flags: '--scope <scope>',
     description: 'what goes to RAM: tmpdir (all of TMPDIR, the default) or workdir (BASE_WORKDIR only)',
-    scope: ['plan'],
+    scope: ['plan', 'apply'],
   },
   {
     flags: '--target <name>',
     description:
       'what the build makes (core-image-minimal, core-image-sato, core-image-weston, world): picks published figures when nothing was measured',
-    scope: ['plan'],
+    scope: ['plan', 'apply'],
   },
   {
     flags: '--size <size>',
-    description: 'check this tmpfs size instead of choosing one (e.g. 24g)',
-    scope: ['plan'],
+    description: 'use this tmpfs size instead of choosing one (e.g. 24g)',
+    scope: ['plan', 'apply'],
   },
   {
     flags: '--path <dir>',
     description: 'mount point of the tmpfs (default ${TOPDIR}/tmp-ram; the workdir scope uses BASE_WORKDIR)',
-    scope: ['plan'],
+    scope: ['plan', 'apply'],
   },
   {
     flags: '--os <os>',
@@ -123,22 +123,6 @@ export const OPTIONS: OptionSpec[] = [
       'where the managed block goes: auto (conf/auto.conf, the default), local, site, or kas (print a kas local_conf_header entry)',
     scope: ['apply'],
   },
-  {
-    flags: '--size <size>',
-    description: 'tmpfs size instead of the planned one (e.g. 24g)',
-    scope: ['apply'],
-  },
-  {
-    flags: '--path <dir>',
-    description: 'mount point of the tmpfs (default ${TOPDIR}/tmp-ram; the workdir scope uses BASE_WORKDIR)',
-    scope: ['apply'],
-  },
-  {
-    flags: '--scope <scope>',
-    description: 'what goes to RAM: tmpdir (all of TMPDIR, the default) or workdir (BASE_WORKDIR only)',
-    scope: ['apply'],
-  },
-  { flags: '--target <name>', description: 'what the build makes (as for rambake plan)', scope: ['apply'] },
   {
     flags: '--force',
     description: 'overwrite (apply) or remove (revert) a managed block that was edited by hand',
