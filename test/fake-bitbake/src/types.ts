@@ -1,22 +1,12 @@
 // Shared shapes of the fake BitBake: the configuration it runs with (built from rambake's
 // BuildDir by config.ts, or by hand in tests) and the scenario files it replays.
 
+import type { BuildPaths } from '../../../dist/index.js';
+
 export type RecipeKind = 'target' | 'native' | 'cross' | 'kernel' | 'image' | 'allarch';
 
-/** Everything the engine needs from the build's configuration, already expanded. */
-export interface FakeConfig {
-  topdir: string;
-  tmpdir: string;
-  baseWorkdir: string;
-  stampsDir: string;
-  componentsDir: string;
-  workShared: string;
-  deployDir: string;
-  logDir: string;
-  buildstatsBase: string;
-  sstateManifests: string;
-  dlDir: string;
-  sstateDir: string;
+/** Everything the engine needs from the build's configuration, already expanded: rambake's paths and more. */
+export interface FakeConfig extends Omit<BuildPaths, 'persistentDir'> {
   threads: number;
   scheduler: 'speed' | 'completion';
   rmWork: boolean;
