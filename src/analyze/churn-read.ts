@@ -72,6 +72,11 @@ export async function listConsoleLogs(logDir: string): Promise<ConsoleLogRef[]> 
 export async function collectChurn(load: LoadOptions, options: ChurnOptions = {}): Promise<ChurnReport> {
   const bd = await loadBuildDir(load);
   assertReadable(bd);
+  return churnFor(bd, options);
+}
+
+/** Churn over a build already loaded (the report reuses the BuildDir it has). */
+export async function churnFor(bd: BuildDir, options: ChurnOptions = {}): Promise<ChurnReport> {
   const count = Math.max(1, options.builds ?? 5);
   const refs = await listBuilds(bd.paths.buildstatsBase);
   const first = Math.max(0, refs.length - count);

@@ -12,7 +12,7 @@ import { type BuildstatsBuildRef, listBuilds, readBuildstatsBuild } from '../bit
 import { UsageError } from '../errors.js';
 import { planFor } from '../plan/sizing.js';
 import { readTimeline, type Timeline } from '../watch/timeline-file.js';
-import { collectChurn } from './churn-read.js';
+import { churnFor } from './churn-read.js';
 import { assembleReport, type ReportInput } from './report.js';
 import type { Report, ReportChurn, ReportSkipped } from './report-types.js';
 
@@ -58,7 +58,7 @@ export async function collectReport(load: LoadOptions, options: ReportOptions = 
   if (matched.length === 0)
     skipped.push({ path: bd.paths.buildstatsBase, why: 'no buildstats build started during this run' });
   for (const ref of matched) input.builds.push(await readBuild(ref, skipped));
-  if (matched.length > 0) input.churn = await churnOf(load, bd, refs, matched, options, skipped);
+  if (matched.length > 0) input.churn = await churnOf(bd, refs, matched, options, skipped);
   if (options.plan !== false) {
     try {
       const plan = await planFor(bd, {}, cwd);
@@ -124,7 +124,6 @@ async function readBuild(ref: BuildstatsBuildRef, skipped: ReportSkipped[]) {
 }
 
 async function churnOf(
-  load: LoadOptions,
   bd: BuildDir,
   refs: readonly BuildstatsBuildRef[],
   matched: readonly BuildstatsBuildRef[],
@@ -136,7 +135,7 @@ async function churnOf(
   const first = refs.findIndex((r) => r.name === matched[0]!.name);
   const count = Math.max(options.churnBuilds ?? 5, refs.length - first);
   try {
-    const churn = await collectChurn({ ...load, buildDir: bd.topdir }, { builds: count });
+    const churn = await churnFor(bd, { builds: count });
     const names = new Set(matched.map((m) => m.name));
     const builds = churn.builds.filter((b) => names.has(b.name));
     const logs = new Set(builds.flatMap((b) => (b.consoleLog ? [b.consoleLog] : [])));
