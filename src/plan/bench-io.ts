@@ -3,7 +3,6 @@
 // and without fsync; the result is saved to ${TOPDIR}/rambake/bench-io.json (outside TMPDIR,
 // which may be volatile) so `plan` can cite it.
 
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,6 +16,7 @@ import {
   scratchTmpfs,
 } from '../system/bench-io.js';
 import { readMountFor } from '../system/mounts.js';
+import { nearestExisting } from './facts.js';
 
 export const BENCH_IO_SCHEMA_VERSION = 1;
 
@@ -91,12 +91,6 @@ async function measure(scratch: ScratchDir, seconds: number, files: number | und
   };
 }
 
-function nearestExisting(p: string): string {
-  let dir = p;
-  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
-}
-
 export async function runBenchIo(load: LoadOptions, opts: BenchIoOptions = {}): Promise<BenchIoResult> {
   const notes: string[] = [];
   const total = opts.seconds ?? 60;
@@ -106,9 +100,10 @@ export async function runBenchIo(load: LoadOptions, opts: BenchIoOptions = {}): 
     try {
       const bd = await loadBuildDir(load);
       topdir = bd.topdir;
-      // TMPDIR may not exist yet: its nearest existing parent is on the same file system.
-      where = nearestExisting(bd.paths.tmpdir);
-      notes.push(`disk side: the file system of TMPDIR (${bd.paths.tmpdir})`);
+      // rambake never writes under TMPDIR: the scratch folder goes beside it, in its nearest
+      // existing parent (the disk a TMPDIR moved to RAM would otherwise live on).
+      where = nearestExisting(dirname(bd.paths.tmpdir));
+      notes.push(`disk side: ${where}, the folder holding TMPDIR (${bd.paths.tmpdir})`);
     } catch {
       where = process.cwd();
       notes.push(`no build directory: the disk side runs in ${where}`);

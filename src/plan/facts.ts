@@ -92,7 +92,8 @@ export async function readBuildFacts(bd: BuildDir): Promise<BuildFacts> {
   };
 }
 
-function nearestExisting(path: string): string {
+/** The path itself, or its closest ancestor that exists. */
+export function nearestExisting(path: string): string {
   let p = path;
   while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
   return p;
