@@ -6,7 +6,7 @@ import { registerApply } from '../../src/cli/apply.js';
 import { OPTIONS } from '../../src/cli/options.js';
 import { registerRevert } from '../../src/cli/revert.js';
 import { renderApply, renderRevert } from '../../src/report/apply.js';
-import { CLI, copyExample, runRambake } from '../helpers/exec.js';
+import { copyExample, runRambake } from '../helpers/exec.js';
 
 /** The commands as program.ts wires them, run in this process; stdout captured. */
 async function run(args: string[]): Promise<string> {
@@ -154,53 +154,48 @@ describe('text rendering', () => {
   });
 });
 
-// These spawn the built binary: they need `npm run build` and the commands wired in program.ts.
-const wired =
-  existsSync(CLI) && readFileSync(join(CLI, '..', 'cli', 'program.js'), 'utf8').includes('registerApply');
-describe.skipIf(!wired)(
-  'rambake apply / revert end to end (needs npm run build and program.ts wiring)',
-  () => {
-    it('apply then revert leaves local.conf byte-identical', async () => {
-      const local = readFileSync(join(ex.topdir, 'conf', 'local.conf'));
-      const applied = await runRambake([
-        '-B',
-        ex.topdir,
-        '--no-bitbake',
-        '--json',
-        'apply',
-        '--conf',
-        'local',
-        '--path',
-        join(ex.root, 'ram'),
-      ]);
-      expect(applied.exitCode, applied.stderr).toBe(0);
-      expect(JSON.parse(applied.stdout).conf.changed).toBe(true);
-      const again = await runRambake([
-        '-B',
-        ex.topdir,
-        '--no-bitbake',
-        '--json',
-        'apply',
-        '--conf',
-        'local',
-        '--path',
-        join(ex.root, 'ram'),
-      ]);
-      expect(JSON.parse(again.stdout).conf.changed).toBe(false);
-      const reverted = await runRambake(['-B', ex.topdir, '--json', 'revert']);
-      expect(reverted.exitCode, reverted.stderr).toBe(0);
-      expect(readFileSync(join(ex.topdir, 'conf', 'local.conf')).equals(local)).toBe(true);
-    });
+// These spawn the built binary (`npm test` builds it first).
+describe('rambake apply / revert end to end', () => {
+  it('apply then revert leaves local.conf byte-identical', async () => {
+    const local = readFileSync(join(ex.topdir, 'conf', 'local.conf'));
+    const applied = await runRambake([
+      '-B',
+      ex.topdir,
+      '--no-bitbake',
+      '--json',
+      'apply',
+      '--conf',
+      'local',
+      '--path',
+      join(ex.root, 'ram'),
+    ]);
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    expect(JSON.parse(applied.stdout).conf.changed).toBe(true);
+    const again = await runRambake([
+      '-B',
+      ex.topdir,
+      '--no-bitbake',
+      '--json',
+      'apply',
+      '--conf',
+      'local',
+      '--path',
+      join(ex.root, 'ram'),
+    ]);
+    expect(JSON.parse(again.stdout).conf.changed).toBe(false);
+    const reverted = await runRambake(['-B', ex.topdir, '--json', 'revert']);
+    expect(reverted.exitCode, reverted.stderr).toBe(0);
+    expect(readFileSync(join(ex.topdir, 'conf', 'local.conf')).equals(local)).toBe(true);
+  });
 
-    it('exits 1 with one line when the block was edited by hand', async () => {
-      await runRambake(['-B', ex.topdir, '--no-bitbake', 'apply', '--path', join(ex.root, 'ram')]);
-      const auto = join(ex.topdir, 'conf', 'auto.conf');
-      const { writeFileSync } = await import('node:fs');
-      writeFileSync(auto, readFileSync(auto, 'utf8').replace('rm_work', 'rm_work x'));
-      const reverted = await runRambake(['-B', ex.topdir, 'revert']);
-      expect(reverted.exitCode).toBe(1);
-      expect(reverted.stderr).toMatch(/^rambake: .*edited by hand/m);
-      expect((await runRambake(['-B', ex.topdir, 'revert', '--force'])).exitCode).toBe(0);
-    });
-  },
-);
+  it('exits 1 with one line when the block was edited by hand', async () => {
+    await runRambake(['-B', ex.topdir, '--no-bitbake', 'apply', '--path', join(ex.root, 'ram')]);
+    const auto = join(ex.topdir, 'conf', 'auto.conf');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(auto, readFileSync(auto, 'utf8').replace('rm_work', 'rm_work x'));
+    const reverted = await runRambake(['-B', ex.topdir, 'revert']);
+    expect(reverted.exitCode).toBe(1);
+    expect(reverted.stderr).toMatch(/^rambake: .*edited by hand/m);
+    expect((await runRambake(['-B', ex.topdir, 'revert', '--force'])).exitCode).toBe(0);
+  });
+});
