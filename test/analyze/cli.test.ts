@@ -1,5 +1,5 @@
 // `rambake churn` and `rambake space` as a user runs them: the built binary, a scrubbed env.
-// (They need dist/ built with both commands wired into src/cli/program.ts.)
+// (`npm test` builds dist/ first.)
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// `rambake bench-io` through the built binary (passes once the command is wired into program.ts).
+// `rambake bench-io` through the built binary.
 
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';

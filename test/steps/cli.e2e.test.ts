@@ -1,4 +1,4 @@
-// `rambake steps` through the built binary (passes once the command is wired into program.ts).
+// `rambake steps` through the built binary.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { copyExample, FAKE_BIN, runRambake } from '../helpers/exec.js';
