@@ -1,9 +1,11 @@
 // What each task adds to TMPDIR, recovered from a recorded run: the file system's used bytes
 // sampled over time, and when each task ended. A task's output lands while it runs and is
-// complete when it ends, so the growth between two moments is credited to the tasks that
-// ended between them. Tasks ending within `toleranceMs` of each other form one cluster whose
-// growth is shared: by run time among ordinary tasks (long tasks write more), and for
-// do_rm_work by what the recipe had gathered times the share rm_work was seen to free.
+// complete when it ends, so the growth up to the first sample that follows a task's end
+// (past the end timestamp's rounding) is credited to the tasks that landed on that sample.
+// Tasks landing on one sample share its growth: by bytes written (buildstats `IO wchar`) when
+// known, else by run time; do_rm_work by what the recipe had gathered times the share rm_work
+// was seen to free. A task cannot add more than it wrote, so growth beyond a task's wchar
+// (the next task's output, already landing) is carried to the next sample's tasks.
 // Pure: samples and task spans come in as data.
 
 export interface UsageSample {
@@ -19,6 +21,8 @@ export interface TaskSpan {
   /** Epoch ms. */
   start: number;
   end: number;
+  /** Bytes the task wrote (`IO wchar`), when buildstats recorded it. */
+  wchar?: number;
 }
 
 export interface Footprint {
@@ -38,45 +42,40 @@ export function spanKey(pn: string, task: string): string {
   return `${pn}:${task}`;
 }
 
-/** The latest sample at or before t (the first sample before the run). */
-function usedAt(samples: readonly UsageSample[], t: number): number {
-  let lo = 0;
-  let hi = samples.length - 1;
-  if (hi < 0) return 0;
-  if (t < samples[0]!.t) return samples[0]!.used;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (samples[mid]!.t <= t) lo = mid;
-    else hi = mid - 1;
-  }
-  return samples[lo]!.used;
-}
-
-interface Cluster {
+interface Landing {
   spans: TaskSpan[];
   delta: number;
 }
 
-function clusterSpans(samples: readonly UsageSample[], spans: TaskSpan[], tol: number): Cluster[] {
-  const sorted = [...spans].sort((a, b) => a.end - b.end);
-  const groups: TaskSpan[][] = [];
-  for (const s of sorted) {
-    const last = groups[groups.length - 1];
-    const prev = last?.[last.length - 1];
-    if (last && prev && s.end - prev.end <= tol) last.push(s);
-    else groups.push([s]);
+/** The first sample at or after t (the last sample when none is). */
+function sampleAtOrAfter(samples: readonly UsageSample[], t: number): number {
+  let lo = 0;
+  let hi = samples.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (samples[mid]!.t >= t) hi = mid;
+    else lo = mid + 1;
   }
-  // Cut the timeline halfway between clusters so every byte of growth is counted once.
-  const cuts: number[] = [samples[0]?.t ?? 0];
-  for (let i = 0; i + 1 < groups.length; i++) {
-    const a = groups[i]!;
-    cuts.push((a[a.length - 1]!.end + groups[i + 1]![0]!.end) / 2);
+  return lo;
+}
+
+/** Groups tasks by the sample their output is first complete in; each gets the growth since the previous group. */
+function landings(samples: readonly UsageSample[], spans: readonly TaskSpan[], slack: number): Landing[] {
+  const at = new Map<number, TaskSpan[]>();
+  for (const s of spans) {
+    const i = sampleAtOrAfter(samples, s.end + slack);
+    const list = at.get(i);
+    if (list) list.push(s);
+    else at.set(i, [s]);
   }
-  cuts.push(Math.max(samples[samples.length - 1]?.t ?? 0, sorted[sorted.length - 1]?.end ?? 0));
-  return groups.map((g, i) => ({
-    spans: g,
-    delta: usedAt(samples, cuts[i + 1]!) - usedAt(samples, cuts[i]!),
-  }));
+  let prev = 0;
+  return [...at.keys()]
+    .sort((x, y) => x - y)
+    .map((i) => {
+      const delta = samples[i]!.used - samples[prev]!.used;
+      prev = i;
+      return { spans: at.get(i)!, delta };
+    });
 }
 
 const isRmWork = (s: TaskSpan) => s.task === RM_WORK;
@@ -84,10 +83,11 @@ const isRmWork = (s: TaskSpan) => s.task === RM_WORK;
 export function measureFootprint(
   samplesIn: readonly UsageSample[],
   spans: readonly TaskSpan[],
-  options: { toleranceMs?: number } = {},
+  options: { resolutionMs?: number } = {},
 ): Footprint {
   const samples = [...samplesIn].sort((a, b) => a.t - b.t);
-  const clusters = clusterSpans(samples, [...spans], options.toleranceMs ?? 15);
+  // buildstats round Started/Ended to 10 ms: the true end can be half of that later.
+  const groups = samples.length > 0 ? landings(samples, spans, (options.resolutionMs ?? 10) / 2) : [];
   const bytes = new Map<string, number>();
   const held = new Map<string, number>();
   const peaks = new Map<string, number>();
@@ -99,47 +99,74 @@ export function measureFootprint(
     peaks.set(s.pn, Math.max(peaks.get(s.pn) ?? 0, h));
   };
 
-  // Pass 1: what share rm_work frees, from clusters where only rm_work ended.
-  const shares: number[] = [];
+  // Pass 1: what share rm_work frees, from samples where only rm_work landed.
+  let dropped = 0;
+  let gatheredAll = 0;
   const probe = new Map<string, number>();
-  for (const c of clusters) {
-    const rm = c.spans.filter(isRmWork);
+  let carry = 0;
+  for (const g of groups) {
+    const rm = g.spans.filter(isRmWork);
     const gathered = rm.reduce((sum, s) => sum + (probe.get(s.pn) ?? 0), 0);
-    if (rm.length === c.spans.length && gathered > 0 && c.delta <= 0) shares.push(-c.delta / gathered);
-    splitCluster(c, 0, (s, n) => probe.set(s.pn, Math.max(0, (probe.get(s.pn) ?? 0) + n)), probe);
+    if (rm.length === g.spans.length && gathered > 0 && g.delta <= 0) {
+      dropped -= g.delta;
+      gatheredAll += gathered;
+    }
+    carry = splitLanding(
+      g,
+      carry,
+      0,
+      (s, n) => probe.set(s.pn, Math.max(0, (probe.get(s.pn) ?? 0) + n)),
+      probe,
+    );
   }
-  shares.sort((a, b) => a - b);
-  const freedShare = Math.min(1, shares.length > 0 ? shares[shares.length >> 1]! : 0.8);
+  // Over all bytes rather than a median of recipes: the big work dirs, which make the peak, weigh most.
+  const freedShare = Math.min(1, gatheredAll > 0 ? dropped / gatheredAll : 0.8);
 
-  // Pass 2: the credit, with mixed clusters using that share for their rm_work tasks.
-  for (const c of clusters) splitCluster(c, freedShare, credit, held);
+  // Pass 2: the credit, with mixed landings using that share for their rm_work tasks.
+  carry = 0;
+  for (const g of groups) carry = splitLanding(g, carry, freedShare, credit, held);
   return { bytes, recipePeaks: peaks, freedShare, startBytes: samples[0]?.used ?? 0 };
 }
 
-function splitCluster(
-  c: Cluster,
+/** do_fetch writes to DL_DIR, outside TMPDIR: it takes a share only when it landed alone. */
+const weightOf = (s: TaskSpan, byWchar: boolean): number =>
+  s.task === 'do_fetch' ? 0 : byWchar ? s.wchar! : Math.max(0, s.end - s.start);
+
+/** Credits one landing; returns the growth no task here could have written (carried on). */
+function splitLanding(
+  g: Landing,
+  carry: number,
   freedShare: number,
   credit: (s: TaskSpan, n: number) => void,
   held: ReadonlyMap<string, number>,
-): void {
-  const rm = c.spans.filter(isRmWork);
-  const others = c.spans.filter((s) => !isRmWork(s));
-  let rest = c.delta;
+): number {
+  const rm = g.spans.filter(isRmWork);
+  const others = g.spans.filter((s) => !isRmWork(s));
   if (others.length === 0) {
-    // Only rm_work ended: the measured drop, shared by what each recipe held.
+    // Only rm_work landed: the measured drop, shared by what each recipe held.
     const gathered = rm.reduce((sum, s) => sum + (held.get(s.pn) ?? 0), 0);
     for (const s of rm)
-      credit(s, gathered > 0 ? (c.delta * (held.get(s.pn) ?? 0)) / gathered : c.delta / rm.length);
-    return;
+      credit(s, gathered > 0 ? (g.delta * (held.get(s.pn) ?? 0)) / gathered : g.delta / rm.length);
+    return carry;
   }
-  for (const s of rm) {
-    const freed = -freedShare * (held.get(s.pn) ?? 0);
-    credit(s, freed);
-    rest -= freed;
-  }
-  const weights = others.map((s) => Math.max(0, s.end - s.start));
+  let rest = g.delta + carry;
+  const freed = rm.map((s) => freedShare * (held.get(s.pn) ?? 0));
+  const freeing = freed.reduce((a, b) => a + b, 0);
+  rest += freeing;
+  const byWchar = others.every((s) => s.wchar !== undefined);
+  const weights = others.map((s) => weightOf(s, byWchar));
   const total = weights.reduce((a, b) => a + b, 0);
-  others.forEach((s, i) => {
-    credit(s, total > 0 ? (rest * weights[i]!) / total : rest / others.length);
+  const shares = others.map((_, i) => (total > 0 ? (rest * weights[i]!) / total : rest / others.length));
+  // Growth past what the tasks wrote means rm_work freed less than its usual share: give it
+  // back to rm_work first (down to nothing freed), and carry only the rest on.
+  let excess = others.reduce((sum, s, i) => sum + Math.max(0, shares[i]! - (s.wchar ?? Infinity)), 0);
+  const back = Math.min(excess, freeing);
+  excess -= back;
+  rm.forEach((s, i) => {
+    credit(s, -freed[i]! * (freeing > 0 ? 1 - back / freeing : 1));
   });
+  others.forEach((s, i) => {
+    credit(s, Math.min(shares[i]!, s.wchar ?? Infinity));
+  });
+  return excess;
 }

@@ -89,7 +89,7 @@ export async function readRecordedRun(file: string): Promise<RecordedRun> {
 export interface TaskTimes {
   /** Seconds per `<pn>:<do_x>` (setscene as `do_x_setscene`), newest build wins. */
   seconds: Map<string, number>;
-  /** Start and end of each task, for the footprint when the timeline has no task events. */
+  /** Start, end and bytes written of each task: what the footprint is measured with. */
   spans: TaskSpan[];
   builds: string[];
 }
@@ -109,7 +109,14 @@ export async function readTaskTimes(buildstatsBase: string, from = 0, to = Infin
       const task = t.setscene ? `${t.task}_setscene` : t.task;
       if (t.elapsed !== undefined) out.seconds.set(`${pn}:${task}`, t.elapsed);
       if (t.started !== undefined && t.ended !== undefined) {
-        out.spans.push({ pn, task, start: t.started * 1000, end: t.ended * 1000 });
+        const wchar = t.io.wchar;
+        out.spans.push({
+          pn,
+          task,
+          start: t.started * 1000,
+          end: t.ended * 1000,
+          ...(wchar !== undefined ? { wchar } : {}),
+        });
       }
     }
   }
@@ -134,7 +141,8 @@ export async function readHistoryFor(topdir: string, buildstatsBase: string): Pr
   const run = await readRecordedRun(file);
   const times = await readTaskTimes(buildstatsBase, run.startedAt, run.endedAt || Infinity);
   if (times.builds.length === 0) notes.push(`no buildstats for the recorded run ${file}`);
-  const spans = run.spans.length > 0 ? run.spans : times.spans;
+  // BitBake's own task times carry what each task wrote; the watcher's events are the fallback.
+  const spans = times.spans.length > 0 ? times.spans : run.spans;
   const footprint = run.samples.length >= 2 ? measureFootprint(run.samples, spans) : undefined;
   if (!footprint) notes.push(`the recorded run ${file} has no usage samples`);
   return { run, times, ...(footprint ? { footprint } : {}), notes };

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { taskSeconds as taskDuration } from './durations.js';
 import { applySetscene, applyTask, type EffectContext } from './effects.js';
 import { formatBuildName, formatDatetime, formatSstateSummary, formatTasksSummary } from './formats.js';
-import { hasStamp, writeStamp } from './fsops.js';
+import { bytesWritten, hasStamp, writeStamp } from './fsops.js';
 import { buildTaskGraph, type GraphTask } from './graph.js';
 import { appendEvent, openConsoleLog, writeConsoleHeader, writeEventLogStart } from './logs.js';
 import { sstateObjectOf, stampBaseOf, tidOf } from './naming.js';
@@ -161,9 +161,10 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
       },
       end: (j, t) => {
         const r = j.g.recipe;
+        const before = bytesWritten();
         applySetscene(ctx, r, j.g.task, hashOf(j.id));
         writeStamp(stampBaseOf(cfg, r), j.g.task, hashOf(j.id), true);
-        io.endTask(r, `${j.g.task}_setscene`, true);
+        io.endTask(r, `${j.g.task}_setscene`, true, bytesWritten() - before);
         log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}_setscene: Succeeded`);
         records.push(record(j.g, true, j.startedAt!, t, 'passed'));
         return true;
@@ -207,14 +208,16 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
           const r = j.g.recipe;
           running.delete(j.id);
           const ok = !failSet.has(j.id);
+          const before = bytesWritten();
           if (!j.g.noexec && ok) applyTask(ctx, r, j.g.task, hashOf(j.id));
           if (ok) writeStamp(stampBaseOf(cfg, r), j.g.task, hashOf(j.id), false);
+          const written = bytesWritten() - before;
           if (!j.g.noexec) {
             if (ok) {
-              io.endTask(r, j.g.task, true);
+              io.endTask(r, j.g.task, true, written);
               log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}: Succeeded`);
             } else {
-              const logfile = io.endTask(r, j.g.task, false);
+              const logfile = io.endTask(r, j.g.task, false, written);
               log.line(`ERROR: ${io.pf(r)} ${j.g.task}: oe_runmake failed`);
               log.line(`ERROR: Logfile of failure stored in: ${logfile}`);
               log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}: Failed`);

@@ -6,6 +6,11 @@ import path from 'node:path';
 
 const CHUNK = Buffer.alloc(1 << 20, 0x5a);
 
+// Bytes passed to write() so far: what /proc/<pid>/io counts as wchar for the task that did
+// it (hardlinks write nothing; the EXDEV copy fallback writes the whole file).
+let written = 0;
+export const bytesWritten = (): number => written;
+
 /** Writes `files` files totalling `bytes` under `dir` (a few per subfolder, like real trees). */
 export function writeFolder(dir: string, files: number, bytes: number, stem = 'f'): string[] {
   const n = Math.max(1, files);
@@ -30,6 +35,7 @@ export function writeBytes(file: string, size: number): void {
       const n = Math.min(left, CHUNK.length);
       fs.writeSync(fd, CHUNK, 0, n);
       left -= n;
+      written += n;
     }
   } finally {
     fs.closeSync(fd);
@@ -67,6 +73,7 @@ export function linkTree(from: string, to: string): number {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
       fs.copyFileSync(path.join(from, rel), dst);
+      written += fs.statSync(dst).size;
       copies++;
     }
   }

@@ -25,6 +25,8 @@ interface Open {
 export class TaskIo {
   private pid: number;
   private readonly open = new Map<string, Open>();
+  /** Page-cache writes to a tmpfs never reach a block device: write_bytes stays near 0. */
+  private readonly onTmpfs: boolean;
 
   constructor(
     private readonly cfg: FakeConfig,
@@ -32,6 +34,7 @@ export class TaskIo {
     private readonly rnd: () => number,
   ) {
     this.pid = 2000 + Math.floor(rnd() * 20000);
+    this.onTmpfs = isTmpfs(cfg.tmpdir);
   }
 
   pf(r: ScenarioRecipe): string {
@@ -74,8 +77,8 @@ export class TaskIo {
     this.open.set(`${r.pn}:${task}`, { pid, start: now, logfile });
   }
 
-  /** Completes the task's files; returns its log file. */
-  endTask(r: ScenarioRecipe, task: string, ok: boolean): string {
+  /** Completes the task's files; `written`: the bytes its effects wrote. Returns its log file. */
+  endTask(r: ScenarioRecipe, task: string, ok: boolean, written: number): string {
     const o = this.open.get(`${r.pn}:${task}`)!;
     this.open.delete(`${r.pn}:${task}`);
     const now = Date.now();
@@ -87,12 +90,15 @@ export class TaskIo {
     );
     const elapsed = (now - o.start) / 1000;
     const file = path.join(this.bsdir, pfOf(r), task);
-    fs.appendFileSync(file, formatBuildstatsEnd(pfOf(r), task, elapsed, this.usage(elapsed), ok, now / 1000));
+    fs.appendFileSync(
+      file,
+      formatBuildstatsEnd(pfOf(r), task, elapsed, this.usage(elapsed, written), ok, now / 1000),
+    );
     if (!ok) fs.appendFileSync(path.join(this.bsdir, 'build_stats'), formatBuildStatsFailure(pfOf(r), task));
     return o.logfile;
   }
 
-  private usage(elapsed: number): TaskUsage {
+  private usage(elapsed: number, written: number): TaskUsage {
     const n = (scale: number) => Math.floor(this.rnd() * scale);
     const ticks = Math.max(1, Math.round(elapsed * 100));
     return {
@@ -102,11 +108,12 @@ export class TaskIo {
       cstime: n(ticks),
       io: {
         rchar: 100000 + n(1e7),
-        wchar: 50000 + n(1e7),
+        // wchar: what the task's processes passed to write(): its files, plus logs and pipes.
+        wchar: written + 4096 + n(65536),
         syscr: n(20000),
-        syscw: n(10000),
+        syscw: Math.ceil(written / 65536) + n(100),
         read_bytes: n(1e6) * 4096,
-        write_bytes: n(1e6) * 4096,
+        write_bytes: this.onTmpfs ? n(4) * 4096 : Math.ceil(written / 4096) * 4096 + n(16) * 4096,
         cancelled_write_bytes: 0,
       },
       rusage: rusage(n, 0.05),
@@ -127,6 +134,13 @@ function rusage(n: (s: number) => number, cpu: number): Record<string, number> {
     ru_nvcsw: n(5000),
     ru_nivcsw: n(500),
   };
+}
+
+/** Whether dir (or, before the build makes it, its nearest existing parent) is on a tmpfs. */
+function isTmpfs(dir: string): boolean {
+  let d = dir;
+  while (!fs.existsSync(d) && path.dirname(d) !== d) d = path.dirname(d);
+  return fs.statfsSync(d).type === 0x01021994;
 }
 
 function relink(link: string, target: string): void {

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readScenario } from '../src/scenario.js';
 import type { FakeConfig } from '../src/types.js';
 import { build, makeConfig, makeTopdir } from './helpers.js';
 
@@ -70,6 +71,25 @@ describe('a small build with rm_work', () => {
     expect(stats).toMatch(
       /^Host Info: (\S+ )+\nBuild Started: \d+\.\d\d \nElapsed time: \d+\.\d\d seconds \nCPU usage: \d+\.\d% \n$/,
     );
+  });
+
+  it('counts in IO wchar the bytes each task wrote; write_bytes only off a tmpfs', () => {
+    const io = (task: string, key: string) => {
+      const text = fs.readFileSync(
+        path.join(cfg.buildstatsBase, result.buildName, 'zlib-1.3.1-r0', task),
+        'utf8',
+      );
+      return Number(new RegExp(`^IO ${key}: (\\d+)$`, 'm').exec(text)?.[1]);
+    };
+    // zlib's build/ is 6,291,456 bytes at scale 1 (small.json); logs and pipes add under 70 kB.
+    const build = Math.round(6291456 * readScenario('small').sizeScale);
+    expect(io('do_compile', 'wchar')).toBeGreaterThanOrEqual(build);
+    expect(io('do_compile', 'wchar')).toBeLessThan(build + 70_000);
+    // rm_work writes nothing but its log.
+    expect(io('do_rm_work', 'wchar')).toBeLessThan(70_000);
+    const tmpfs = fs.statfsSync(cfg.tmpdir).type === 0x01021994;
+    if (tmpfs) expect(io('do_compile', 'write_bytes')).toBeLessThan(16_384);
+    else expect(io('do_compile', 'write_bytes')).toBeGreaterThanOrEqual(build);
   });
 
   it('keeps temp/ with log.task_order, task logs, run scripts and their symlinks', () => {
