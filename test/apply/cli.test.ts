@@ -30,6 +30,18 @@ async function run(args: string[]): Promise<string> {
 }
 
 let ex: ReturnType<typeof copyExample>;
+/** `apply` into local.conf with a tmpfs path beside the build, as JSON. */
+const applyLocalJson = () => [
+  '-B',
+  ex.topdir,
+  '--no-bitbake',
+  '--json',
+  'apply',
+  '--conf',
+  'local',
+  '--path',
+  join(ex.root, 'ram'),
+];
 beforeEach(() => {
   ex = copyExample();
 });
@@ -72,17 +84,7 @@ describe('rambake apply / revert commands', () => {
   it('apply twice leaves the conf file as the first apply wrote it; revert restores it', async () => {
     const local = join(ex.topdir, 'conf', 'local.conf');
     const original = readFileSync(local);
-    const args = [
-      '-B',
-      ex.topdir,
-      '--no-bitbake',
-      '--json',
-      'apply',
-      '--conf',
-      'local',
-      '--path',
-      join(ex.root, 'ram'),
-    ];
+    const args = applyLocalJson();
     expect(JSON.parse(await run(args)).conf.changed).toBe(true);
     const once = readFileSync(local);
     expect(once.toString()).toContain('INHERIT += "rm_work"');
@@ -158,30 +160,10 @@ describe('text rendering', () => {
 describe('rambake apply / revert end to end', () => {
   it('apply then revert leaves local.conf byte-identical', async () => {
     const local = readFileSync(join(ex.topdir, 'conf', 'local.conf'));
-    const applied = await runRambake([
-      '-B',
-      ex.topdir,
-      '--no-bitbake',
-      '--json',
-      'apply',
-      '--conf',
-      'local',
-      '--path',
-      join(ex.root, 'ram'),
-    ]);
+    const applied = await runRambake(applyLocalJson());
     expect(applied.exitCode, applied.stderr).toBe(0);
     expect(JSON.parse(applied.stdout).conf.changed).toBe(true);
-    const again = await runRambake([
-      '-B',
-      ex.topdir,
-      '--no-bitbake',
-      '--json',
-      'apply',
-      '--conf',
-      'local',
-      '--path',
-      join(ex.root, 'ram'),
-    ]);
+    const again = await runRambake(applyLocalJson());
     expect(JSON.parse(again.stdout).conf.changed).toBe(false);
     const reverted = await runRambake(['-B', ex.topdir, '--json', 'revert']);
     expect(reverted.exitCode, reverted.stderr).toBe(0);
