@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { readBuildstatsBuild } from '../src/bitbake/buildstats.js';
 import type { BenchRow } from './types.js';
@@ -96,20 +96,23 @@ function writeConsoleLog(file: string, megabytes: number): number {
   return bytes;
 }
 
-// The child runs the built module when `npm run bench` built dist/, else the source through tsx.
+// The child runs the built modules when `npm run bench` built dist/, else the sources through tsx.
 function childArgs(file: string): string[] {
-  const built = fileURLToPath(new URL('../dist/bitbake/consolelog.js', import.meta.url));
-  const source = fileURLToPath(new URL('../src/bitbake/consolelog.ts', import.meta.url));
-  const module = pathToFileURL(existsSync(built) ? built : source).href;
+  const built = existsSync(fileURLToPath(new URL('../dist/bitbake/consolelog.js', import.meta.url)));
+  const moduleUrl = (rel: string) =>
+    new URL(built ? `../dist/${rel}.js` : `../src/${rel}.ts`, import.meta.url).href;
+  const module = moduleUrl('bitbake/consolelog');
+  const rssModule = moduleUrl('system/peak-rss');
   const script = `
     const { readConsoleLog } = await import(${JSON.stringify(module)});
+    const { peakRssKiB } = await import(${JSON.stringify(rssModule)});
     const counts = {};
     const t0 = performance.now();
     const r = await readConsoleLog(${JSON.stringify(file)}, (e) => { counts[e.kind] = (counts[e.kind] ?? 0) + 1; });
     const ms = performance.now() - t0;
     process.stdout.write(JSON.stringify({ ms, lines: r.lines, skipped: r.skippedLongLines, bytes: r.bytes, counts,
-      maxRssKiB: process.resourceUsage().maxRSS }));`;
-  const loader = existsSync(built) ? [] : ['--import', 'tsx'];
+      maxRssKiB: peakRssKiB() }));`;
+  const loader = built ? [] : ['--import', 'tsx'];
   return [...loader, '--input-type=module', '-e', script];
 }
 

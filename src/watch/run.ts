@@ -4,6 +4,7 @@
 import { constants } from 'node:os';
 import { execa, type ResultPromise } from 'execa';
 import type { BuildDir } from '../bitbake/builddir-types.js';
+import { peakRssKiB } from '../system/peak-rss.js';
 import { readTimeline } from './timeline-file.js';
 import {
   TIMELINE_SCHEMA_VERSION,
@@ -102,7 +103,7 @@ export function startRun(bd: BuildDir, opts: RunOptions): RunHandle {
         wallMs: Date.now() - t0,
         cpuUserMs: Math.round(usage.userCPUTime / 1000),
         cpuSystemMs: Math.round(usage.systemCPUTime / 1000),
-        maxRssKiB: usage.maxRSS,
+        maxRssKiB: peakRssKiB(),
       },
     };
   })();
