@@ -4,8 +4,9 @@
 // (past the end timestamp's rounding) is credited to the tasks that landed on that sample.
 // Tasks landing on one sample share its growth: by bytes written (buildstats `IO wchar`) when
 // known, else by run time; do_rm_work by what the recipe had gathered times the share rm_work
-// was seen to free. A task cannot add more than it wrote, so growth beyond a task's wchar
-// (the next task's output, already landing) is carried to the next sample's tasks.
+// was seen to free. A task cannot add more than it wrote: growth beyond its wchar means
+// rm_work freed less than usual (given back to it first) or the next task's output is already
+// landing (carried to the next sample's tasks). No byte of growth is credited twice.
 // Pure: samples and task spans come in as data.
 
 export interface UsageSample {
