@@ -3,14 +3,15 @@
 // peak RSS (goal < 150 MB), and inotify watches per live work dir (sampled from /proc).
 //
 // The replay runs TIME_SCALE times real speed, so its console lines, task events and work-dir
-// changes come 1/TIME_SCALE times denser than in the build it replays: the raw share is an upper
-// bound. The second row divides the same CPU time by the replayed build's real duration; the
-// sampler's own per-dir scans are capped by their backoff (sampler.ts), not by the time scale.
+// changes come 1/TIME_SCALE times denser than in the build it replays: the raw share overstates
+// what they cost. The second row divides the same CPU time by the replayed build's real duration and
+// adds the cap on the sampler's work-dir scans (sampler.ts), which do not scale with the pace.
 
 import { appendFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { countInotifyWatches } from '../src/system/inotify.js';
+import { SCAN_SHARE } from '../src/watch/sampler.js';
 import { copyExample, FAKE_BIN } from '../test/helpers/exec.js';
 import { ENTRY } from '../test/watch/helpers.js';
 import type { BenchRow } from './types.js';
@@ -70,11 +71,13 @@ export default async function (): Promise<BenchRow[]> {
       },
       {
         bench: 'watch',
-        metric: `same CPU over the replayed build's real duration (×${1 / TIME_SCALE} slower)`,
-        value: cpuShare * TIME_SCALE,
+        // Events scale with the build's pace; work-dir scans do not (they run while dirs are
+        // busy, however slowly), so the real build gets their cap on top.
+        metric: `on the real build (×${1 / TIME_SCALE} longer): this CPU over its duration + scans at their ${SCAN_SHARE * 100}% cap`,
+        value: cpuShare * TIME_SCALE + SCAN_SHARE * 100,
         unit: '%',
         goal: '< 1% of one core',
-        ok: cpuShare * TIME_SCALE < 1,
+        ok: cpuShare * TIME_SCALE + SCAN_SHARE * 100 < 1,
       },
       {
         bench: 'watch',

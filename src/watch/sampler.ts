@@ -4,8 +4,10 @@
 //
 // Sizing a work dir is O(its files): a webkitgtk build dir of 200k files takes a good part of a
 // second. So each dir waits SCAN_COST_FACTOR times its last scan's duration before it is scanned
-// again: the scans of one dir stay under 1/SCAN_COST_FACTOR of a core, however long its task runs.
-// statfs, which is what fill and time-to-full come from, is read every interval regardless.
+// again, and all scans together stay within SCAN_SHARE of one core over the watch (busy dirs
+// are rescanned only while the budget lasts; a dir that just finished or was cleaned may
+// borrow one allowance ahead, because its size at that moment is what lingering and peaks
+// report). statfs, which is what fill and time-to-full come from, is read every interval.
 
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -22,6 +24,10 @@ const FULL_BYTES = 64 * 1024;
 const HISTORY = 300;
 /** A dir is rescanned no sooner than this many times its last scan's duration. */
 const SCAN_COST_FACTOR = 200;
+/** Share of one core all scans may take, over the whole watch… */
+export const SCAN_SHARE = 0.005;
+/** …plus this much at the start (the first sizes of a build already under way). */
+const SCAN_ALLOWANCE_MS = 1000;
 
 export interface SampleResult {
   fs: TimelineSample['fs'];
@@ -45,8 +51,22 @@ export class Sampler {
   scanMs = 0;
   /** Earliest time each dir may be scanned again (see SCAN_COST_FACTOR). */
   private readonly notBefore = new Map<string, number>();
+  private readonly scannedAt = new Map<string, number>();
 
-  constructor(private readonly tmpdir: string) {}
+  private readonly startedAt: number;
+
+  /** `clock`: milliseconds for the scan budget (a test drives it). */
+  constructor(
+    private readonly tmpdir: string,
+    private readonly clock: () => number = () => performance.now(),
+  ) {
+    this.startedAt = clock();
+  }
+
+  /** Milliseconds of scanning the budget still allows (negative: borrowed ahead). */
+  private budgetMs(): number {
+    return (this.clock() - this.startedAt) * SCAN_SHARE + SCAN_ALLOWANCE_MS - this.scanMs;
+  }
 
   private readonly stateChanged = new Set<string>();
 
@@ -65,6 +85,7 @@ export class Sampler {
     this.bytes.delete(key);
     this.cleanBase.delete(key);
     this.notBefore.delete(key);
+    this.scannedAt.delete(key);
   }
 
   async sample(states: WorkdirStates, everything: boolean): Promise<SampleResult | undefined> {
@@ -77,20 +98,28 @@ export class Sampler {
       if (e.running.size > 0 || everything) todo.add(e.id.key);
     }
     const measured: Record<string, number> = {};
-    for (const key of todo) {
+    // Dirs that just changed state first, then the ones whose size is oldest.
+    const order = [...todo].sort(
+      (a, b) =>
+        Number(this.stateChanged.has(b)) - Number(this.stateChanged.has(a)) ||
+        (this.scannedAt.get(a) ?? 0) - (this.scannedAt.get(b) ?? 0),
+    );
+    for (const key of order) {
       // A dir that just changed state is measured now; a busy one waits out its backoff.
       const changedState = this.stateChanged.has(key);
       if (!everything && !changedState && (this.notBefore.get(key) ?? 0) > t) continue;
+      if (!everything && this.budgetMs() <= (changedState ? -SCAN_ALLOWANCE_MS : 0)) continue;
       this.dirty.delete(key);
       this.stateChanged.delete(key);
       const path = this.paths.get(key);
       if (path === undefined || !existsSync(path)) continue;
-      const started = performance.now();
+      const started = this.clock();
       const scan = await scanTree(path, { workers: 0 });
-      const took = performance.now() - started;
+      const took = this.clock() - started;
       this.scans++;
       this.scanMs += took;
       this.notBefore.set(key, t + took * SCAN_COST_FACTOR);
+      this.scannedAt.set(key, t);
       this.bytes.set(key, scan.bytes);
       measured[key] = scan.bytes;
     }

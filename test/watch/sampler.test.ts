@@ -1,0 +1,60 @@
+// The sampler's scan budget: busy work dirs are rescanned only while all scans stay within
+// their share of a core; a dir that just finished is sized even when the budget is spent.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Sampler } from '../../src/watch/sampler.js';
+import { WorkdirStates } from '../../src/watch/states.js';
+
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'rambake-sampler-'));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function workdir(name: string): string {
+  const dir = join(root, 'work', 'core2-64-poky-linux', name, '1.0');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'file'), Buffer.alloc(8192, 1));
+  return dir;
+}
+
+describe('Sampler scan budget', () => {
+  it('stops rescanning busy dirs when the budget is spent, but sizes a finished one, and resumes later', async () => {
+    // Every reading of the clock moves it 100 ms: each scan "takes" 100 ms.
+    let now = 0;
+    const sampler = new Sampler(root, () => {
+      now += 100;
+      return now;
+    });
+    const states = new WorkdirStates({ rmWork: true, rmWorkExclude: [] });
+    const busy = Array.from({ length: 30 }, (_, i) => `core2-64-poky-linux/busy${i}/1.0`);
+    for (const key of busy) sampler.markDirty(key, workdir(key.split('/')[1]!));
+    sampler.markDirty('core2-64-poky-linux/done/1.0', workdir('done'), 'waiting-rm-work');
+
+    // What each sample measured is in the fill history.
+    const measured = () => sampler.history.at(-1)?.workdirs ?? {};
+    await sampler.sample(states, false);
+    const sized = Object.keys(measured());
+    expect(sized).toContain('core2-64-poky-linux/done/1.0');
+    expect(measured()['core2-64-poky-linux/done/1.0']).toBeGreaterThanOrEqual(8192);
+    // A 1 s allowance at 100 ms a scan: about ten, not thirty.
+    expect(sized.length).toBeGreaterThan(3);
+    expect(sized.length).toBeLessThan(15);
+
+    // Twenty minutes on at 0.5 % of a core: six more seconds of scans, enough for the rest.
+    now += 20 * 60 * 1000;
+    await sampler.sample(states, false);
+    expect(Object.keys(measured()).length + sized.length).toBe(31);
+  });
+
+  it('sizes everything when asked to, whatever the budget', async () => {
+    let now = 0;
+    const sampler = new Sampler(root, () => (now += 1000));
+    for (let i = 0; i < 10; i++) sampler.markDirty(`core2-64-poky-linux/w${i}/1.0`, workdir(`w${i}`));
+    await sampler.sample(new WorkdirStates({ rmWork: true, rmWorkExclude: [] }), true);
+    expect(Object.keys(sampler.history.at(-1)?.workdirs ?? {})).toHaveLength(10);
+  });
+});
