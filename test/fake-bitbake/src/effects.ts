@@ -127,17 +127,23 @@ export function applyTask(ctx: EffectContext, r: ScenarioRecipe, task: string, h
     writeFolder(dir, files, bytes, `${r.pn}-`);
     if (folder === 'downloads') fs.writeFileSync(`${dir}.done`, '');
   }
-  if (task === 'do_packagedata') writeBytes(path.join(sharedDestOf(ctx, r, task)!, 'runtime', r.pn), 2048);
+  const installed: string[] = [];
+  if (task === 'do_packagedata') {
+    const runtime = path.join(sharedDestOf(ctx, r, task)!, 'runtime', r.pn);
+    writeBytes(runtime, 2048);
+    installed.push(runtime);
+  }
   const src = SOURCE_OF[task];
   const dest = sharedDestOf(ctx, r, task);
-  if (src && dest) linkTree(folderPath(ctx, r, src), dest);
-  if (SSTATE_TASKS.has(task)) finishSstateTask(ctx, r, task, hash, true);
+  if (src && dest) installed.push(...installShared(ctx, r, task, folderPath(ctx, r, src), dest));
+  if (SSTATE_TASKS.has(task)) finishSstateTask(ctx, r, task, hash, true, installed);
 }
 
 /** A setscene task: restores from the object what the real task would have produced. */
 export function applySetscene(ctx: EffectContext, r: ScenarioRecipe, task: string, hash: string): void {
   const wd = workdirOf(ctx.cfg, r);
   const plain = PLAIN_DIRS[task];
+  const installed: string[] = [];
   if (plain) {
     for (const folder of plain) {
       const w = r.writes?.[folder];
@@ -148,21 +154,74 @@ export function applySetscene(ctx: EffectContext, r: ScenarioRecipe, task: strin
     const install = path.join(wd, `sstate-install-${task.replace(/^do_/, '')}`);
     const w = r.writes?.[SOURCE_OF[task] ?? ''];
     if (w) writeFolder(install, ...scaled(w, ctx.sizeScale), `${r.pn}-`);
-    else writeBytes(path.join(install, 'manifest'), 256);
+    // An empty output still leaves a file, named per recipe like the others (shared areas mix recipes).
+    else writeBytes(path.join(install, `${r.pn}-sstate`), 256);
     const dest = sharedDestOf(ctx, r, task);
-    if (dest) linkTree(install, dest);
+    if (dest) installed.push(...installShared(ctx, r, task, install, dest));
   }
-  finishSstateTask(ctx, r, task, hash, false);
+  finishSstateTask(ctx, r, task, hash, false, installed);
 }
 
-/** Manifest, the index line `<STAMP> <MANFILEPREFIX> <WORKDIR>` and (after real tasks) the object. */
-function finishSstateTask(ctx: EffectContext, r: ScenarioRecipe, task: string, hash: string, real: boolean) {
+/**
+ * sstate.bbclass's refusal (sstate_install): a file this task would install into a shared
+ * area that is already there, and that the task's own manifest does not list (sstate removes
+ * its own previous install first). It happens when DEPLOY_DIR outlives TMPDIR and its
+ * sstate-control manifests. `${DEPLOY_DIR}/licenses/` may overlap (SSTATE_ALLOW_OVERLAP_FILES).
+ */
+export class SharedAreaOverlap extends Error {}
+
+/** Links `from` into the shared `dest` after sstate's overlap check; returns the files installed. */
+function installShared(
+  ctx: EffectContext,
+  r: ScenarioRecipe,
+  task: string,
+  from: string,
+  dest: string,
+): string[] {
+  const { cfg } = ctx;
+  const files = listFiles(from).map((rel) => path.join(dest, rel));
+  const manifest = `${manifestPrefixOf(cfg, r)}.${task.replace(/^do_/, '')}`;
+  const own = new Set(fs.existsSync(manifest) ? fs.readFileSync(manifest, 'utf8').split('\n') : []);
+  const allowed = path.join(cfg.deployDir, 'licenses') + path.sep;
+  const clash = files.filter((f) => fs.existsSync(f) && !own.has(f) && !f.startsWith(allowed));
+  if (clash.length > 0) {
+    const where = clash.flatMap((f) => [`  ${f}`, `    (${matchedIn(cfg.sstateManifests, f)})`]);
+    throw new SharedAreaOverlap(
+      [
+        `The recipe ${r.pn} is trying to install files into a shared area when those files already exist. Those files and their manifest location are:`,
+        ...where,
+        'Please verify which recipe should provide the above files.',
+      ].join('\n'),
+    );
+  }
+  linkTree(from, dest);
+  return files;
+}
+
+/** Which manifest lists a file, as sstate's grep reports it. */
+function matchedIn(manifests: string, file: string): string {
+  const names = fs.existsSync(manifests)
+    ? fs.readdirSync(manifests).filter((n) => !n.startsWith('index-'))
+    : [];
+  const hits = names.filter((n) =>
+    fs.readFileSync(path.join(manifests, n), 'utf8').split('\n').includes(file),
+  );
+  return hits.length > 0 ? `matched in ${hits.join(' ')}` : 'not matched to any task';
+}
+
+/** Manifest (the files installed), the index line `<STAMP> <MANFILEPREFIX> <WORKDIR>` and (after real tasks) the object. */
+function finishSstateTask(
+  ctx: EffectContext,
+  r: ScenarioRecipe,
+  task: string,
+  hash: string,
+  real: boolean,
+  installed: string[],
+) {
   const { cfg } = ctx;
   const prefix = manifestPrefixOf(cfg, r);
-  const dest = sharedDestOf(ctx, r, task);
   fs.mkdirSync(cfg.sstateManifests, { recursive: true });
-  const listed = dest ? listFiles(dest).map((f) => path.join(dest, f)) : [];
-  fs.writeFileSync(`${prefix}.${task.replace(/^do_/, '')}`, listed.map((f) => `${f}\n`).join(''));
+  fs.writeFileSync(`${prefix}.${task.replace(/^do_/, '')}`, installed.map((f) => `${f}\n`).join(''));
   const index = path.join(cfg.sstateManifests, `index-${packageArchOf(r)}`);
   const line = `${stampBaseOf(cfg, r)} ${prefix} ${workdirOf(cfg, r)}\n`;
   const have = fs.existsSync(index) ? fs.readFileSync(index, 'utf8') : '';

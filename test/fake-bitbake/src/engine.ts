@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { taskSeconds as taskDuration } from './durations.js';
-import { applySetscene, applyTask, type EffectContext } from './effects.js';
+import { applySetscene, applyTask, type EffectContext, SharedAreaOverlap } from './effects.js';
 import { formatBuildName, formatDatetime, formatSstateSummary, formatTasksSummary } from './formats.js';
 import { bytesWritten, hasStamp, writeStamp } from './fsops.js';
 import { buildTaskGraph, type GraphTask } from './graph.js';
@@ -61,6 +61,17 @@ export function recipesForBuild(s: Scenario, n: number): ScenarioRecipe[] {
     const bump = s.versionBump?.find((b) => b.pn === r.pn && n >= b.fromBuild);
     return bump ? { ...r, pv: bump.pv } : r;
   });
+}
+
+/** Runs an effect; sstate's refusal to overwrite a shared area becomes the task's error text. */
+function attempt(effect: () => void): string | undefined {
+  try {
+    effect();
+    return undefined;
+  } catch (err) {
+    if (err instanceof SharedAreaOverlap) return err.message;
+    throw err;
+  }
 }
 
 export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOptions): Promise<BuildResult> {
@@ -162,7 +173,12 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
       end: (j, t) => {
         const r = j.g.recipe;
         const before = bytesWritten();
-        applySetscene(ctx, r, j.g.task, hashOf(j.id));
+        const refused = attempt(() => applySetscene(ctx, r, j.g.task, hashOf(j.id)));
+        if (refused) {
+          failTask(r, `${j.g.task}_setscene`, refused, bytesWritten() - before);
+          records.push(record(j.g, true, j.startedAt!, t, 'failed'));
+          return false;
+        }
         writeStamp(stampBaseOf(cfg, r), j.g.task, hashOf(j.id), true);
         io.endTask(r, `${j.g.task}_setscene`, true, bytesWritten() - before);
         log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}_setscene: Succeeded`);
@@ -170,7 +186,8 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
         return true;
       },
       released: () => [],
-      halted: () => false,
+      // BitBake would run the real task, whose sstate install is refused the same way: stop here.
+      halted: () => failed.length > 0,
       aborted,
     },
   );
@@ -185,7 +202,7 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
   let taskNo = skipped;
   let halted = false;
   const running = new Map<string, J>();
-  if (!aborted()) {
+  if (!aborted() && failed.length === 0) {
     vt = await runJobs(
       real.filter((g) => waiting.get(g.id) === 0).map((g) => job(g, taskSeconds(g))),
       cfg.threads,
@@ -207,24 +224,18 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
         end: (j, t) => {
           const r = j.g.recipe;
           running.delete(j.id);
-          const ok = !failSet.has(j.id);
           const before = bytesWritten();
-          if (!j.g.noexec && ok) applyTask(ctx, r, j.g.task, hashOf(j.id));
+          let error = failSet.has(j.id) ? 'oe_runmake failed' : undefined;
+          if (!j.g.noexec && !error) error = attempt(() => applyTask(ctx, r, j.g.task, hashOf(j.id)));
+          const ok = error === undefined;
           if (ok) writeStamp(stampBaseOf(cfg, r), j.g.task, hashOf(j.id), false);
           const written = bytesWritten() - before;
-          if (!j.g.noexec) {
-            if (ok) {
-              io.endTask(r, j.g.task, true, written);
-              log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}: Succeeded`);
-            } else {
-              const logfile = io.endTask(r, j.g.task, false, written);
-              log.line(`ERROR: ${io.pf(r)} ${j.g.task}: oe_runmake failed`);
-              log.line(`ERROR: Logfile of failure stored in: ${logfile}`);
-              log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}: Failed`);
-              log.line(`ERROR: Task (${tidOf(cfg, r, j.g.task)}) failed with exit code '1'`);
-              failed.push(tidOf(cfg, r, j.g.task));
-              if (!opts.continueOnFail) halted = true;
-            }
+          if (!j.g.noexec && error === undefined) {
+            io.endTask(r, j.g.task, true, written);
+            log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}: Succeeded`);
+          } else if (!j.g.noexec && error !== undefined) {
+            failTask(r, j.g.task, error, written);
+            if (!opts.continueOnFail) halted = true;
           }
           records.push(record(j.g, false, j.startedAt!, t, ok ? 'passed' : 'failed'));
           return ok;
@@ -268,6 +279,19 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
     failed,
     interrupted,
   };
+
+  /** BitBake's lines for a failed task, its log and buildstats. */
+  function failTask(r: ScenarioRecipe, task: string, error: string, written: number): void {
+    const tid = task.endsWith('_setscene')
+      ? `${tidOf(cfg, r, task.slice(0, -'_setscene'.length))}_setscene`
+      : tidOf(cfg, r, task);
+    const logfile = io.endTask(r, task, false, written, error);
+    log.line(`ERROR: ${io.pf(r)} ${task}: ${error}`);
+    log.line(`ERROR: Logfile of failure stored in: ${logfile}`);
+    log.line(`NOTE: recipe ${io.pf(r)}: task ${task}: Failed`);
+    log.line(`ERROR: Task (${tid}) failed with exit code '1'`);
+    failed.push(tid);
+  }
 
   function taskSeconds(g: GraphTask): number {
     return taskDuration(g.recipe, g.task, g.noexec);

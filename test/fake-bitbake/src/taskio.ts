@@ -78,7 +78,13 @@ export class TaskIo {
   }
 
   /** Completes the task's files; `written`: the bytes its effects wrote. Returns its log file. */
-  endTask(r: ScenarioRecipe, task: string, ok: boolean, written: number): string {
+  endTask(
+    r: ScenarioRecipe,
+    task: string,
+    ok: boolean,
+    written: number,
+    error = 'oe_runmake failed',
+  ): string {
     const o = this.open.get(`${r.pn}:${task}`)!;
     this.open.delete(`${r.pn}:${task}`);
     const now = Date.now();
@@ -86,7 +92,7 @@ export class TaskIo {
       o.logfile,
       ok
         ? `DEBUG: Shell function ${task} finished\n`
-        : `ERROR: oe_runmake failed\nWARNING: exit code 1 from a shell command.\n`,
+        : `ERROR: ${error}\n${error === 'oe_runmake failed' ? 'WARNING: exit code 1 from a shell command.\n' : ''}`,
     );
     const elapsed = (now - o.start) / 1000;
     const file = path.join(this.bsdir, pfOf(r), task);
