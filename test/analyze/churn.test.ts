@@ -1,16 +1,14 @@
 // §11's definitions on hand-written builds: buildstats folders and console logs in BitBake's
 // formats, read through the same readers the command uses.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectChurn } from '../../src/analyze/churn-read.js';
 import { renderChurn } from '../../src/report/churn.js';
 import { makeColors } from '../../src/report/format.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { buildWithFixture, confOnly, sanitize } from './helpers.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const cleanups = cleanupsAfterEach();
 
 async function churnOf(fixture: string, builds = 5) {
   const ex = buildWithFixture(fixture);

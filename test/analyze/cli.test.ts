@@ -3,14 +3,12 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { runRambake } from '../helpers/exec.js';
 import { buildWithFixture } from './helpers.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const cleanups = cleanupsAfterEach();
 
 function fixture(name: string) {
   const ex = buildWithFixture(name);

@@ -5,16 +5,14 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectChurn } from '../../src/analyze/churn-read.js';
 import { collectSpace } from '../../src/analyze/space-read.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample, FAKE_BIN } from '../helpers/exec.js';
 import { confOnly } from './helpers.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const cleanups = cleanupsAfterEach();
 
 async function bitbake(topdir: string, scenario: string): Promise<void> {
   await execa('bitbake', ['core-image-minimal'], {

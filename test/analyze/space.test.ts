@@ -4,15 +4,13 @@
 import { linkSync, lstatSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { folderKind } from '../../src/analyze/space.js';
 import { scanSpace } from '../../src/analyze/space-read.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { tempDir } from '../helpers/exec.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const cleanups = cleanupsAfterEach();
 
 async function duBytes(path: string): Promise<number> {
   const { stdout } = await execa('du', ['-sB1', path]);

@@ -1,15 +1,13 @@
 // Planning after `rambake apply` reads the build as the user wrote it, not rambake's own block.
 
 import { isAbsolute } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runApply } from '../../src/plan/apply.js';
 import { loadBuildDirForPlan, makePlan } from '../../src/plan/sizing.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample } from '../helpers/exec.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const cleanups = cleanupsAfterEach();
 
 describe('plan after apply', () => {
   it('keeps rm_work and the same block, so a second apply changes nothing', async () => {

@@ -3,18 +3,16 @@
 
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadBuildDir } from '../../src/bitbake/builddir.js';
 import type { BuildDir } from '../../src/bitbake/builddir-types.js';
 import type { BuildFacts, MountFacts, PathKey } from '../../src/plan/facts-types.js';
 import { checkHazards } from '../../src/plan/hazards.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample, copyFixture } from '../helpers/exec.js';
 
 const GiB = 2 ** 30;
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const cleanups = cleanupsAfterEach();
 
 async function sample(localConf = ''): Promise<BuildDir> {
   const ex = copyExample();

@@ -2,13 +2,11 @@
 
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample, runRambake } from '../helpers/exec.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const cleanups = cleanupsAfterEach();
 
 /** local.conf of the sample has 40 lines: appended text starts at line 41. */
 const cases: { name: string; local?: string; edit?: (topdir: string) => void; where: RegExp }[] = [

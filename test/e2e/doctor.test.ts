@@ -4,14 +4,12 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample, runRambake } from '../helpers/exec.js';
 
 const isRoot = process.getuid?.() === 0;
-const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 describe('rambake doctor', () => {
   it('lists the sample build warnings with file:line and exits 0 without errors', async () => {

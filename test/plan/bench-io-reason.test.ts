@@ -2,15 +2,13 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BENCH_IO_SCHEMA_VERSION, type BenchIoResult, benchIoFile } from '../../src/plan/bench-io.js';
 import { makePlan } from '../../src/plan/sizing.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample } from '../helpers/exec.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const cleanups = cleanupsAfterEach();
 
 describe('plan and bench-io', () => {
   it('adds an io reason with the measured speedup, and none without a measurement', async () => {

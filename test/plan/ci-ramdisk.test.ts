@@ -1,17 +1,15 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ciRamdiskOptions } from '../../src/cli/ci-ramdisk.js';
 import { UsageError } from '../../src/errors.js';
 import { ciJobs, makeCiRamdisk, shQuote } from '../../src/plan/ci-ramdisk.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { tempDir } from '../helpers/exec.js';
 import { GiB } from './fixture.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const cleanups = cleanupsAfterEach();
 
 const NASTY = [
   'plain',

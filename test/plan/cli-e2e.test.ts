@@ -1,13 +1,11 @@
 // `rambake plan` and `rambake ci-ramdisk` as a user runs them: the built binary, a scrubbed env.
 
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample, runRambake } from '../helpers/exec.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const cleanups = cleanupsAfterEach();
 
 describe('rambake plan / ci-ramdisk', () => {
   it('plan --json prints one RamPlan; the exit code follows the verdict', async () => {

@@ -1,18 +1,16 @@
 import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { planOptions } from '../../src/cli/plan.js';
 import { UsageError } from '../../src/errors.js';
 import { makePlan, planRamBuild } from '../../src/plan/sizing.js';
 import { makeColors } from '../../src/report/format.js';
 import { renderPlan } from '../../src/report/plan.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample, ROOT } from '../helpers/exec.js';
 import { GiB, makeBuildDir, makeFacts, makeHistory } from './fixture.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const cleanups = cleanupsAfterEach();
 
 const plan32 = () =>
   planRamBuild({

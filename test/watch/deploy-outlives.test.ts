@@ -5,14 +5,12 @@
 
 import { appendFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample } from '../helpers/exec.js';
 import { buildEnv, rambake } from './helpers.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const cleanups = cleanupsAfterEach();
 
 describe('DEPLOY_DIR outliving TMPDIR', () => {
   it('doctor finds it, run warns first, BitBake refuses, and the fix works', async () => {
