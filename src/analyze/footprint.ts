@@ -4,9 +4,9 @@
 // (past the end timestamp's rounding) is credited to the tasks that landed on that sample.
 // Tasks landing on one sample share its growth: by bytes written (buildstats `IO wchar`) when
 // known, else by run time; do_rm_work by what the recipe had gathered times the share rm_work
-// was seen to free. A task cannot add more than it wrote (page rounding aside): growth beyond
-// that means rm_work freed less than usual (given back to it first) or the next task's output
-// is already landing (carried to the next sample's tasks). No byte is credited twice.
+// was seen to free. A task cannot add more than it wrote: growth beyond its wchar means
+// rm_work freed less than usual (given back to it first) or the next task's output is already
+// landing (carried to the next sample's tasks). No byte of growth is credited twice.
 // Pure: samples and task spans come in as data.
 
 export interface UsageSample {
@@ -133,12 +133,6 @@ export function measureFootprint(
 const weightOf = (s: TaskSpan, byWchar: boolean): number =>
   s.task === 'do_fetch' ? 0 : byWchar ? s.wchar! : Math.max(0, s.end - s.start);
 
-/**
- * The most a task can have added: what it wrote, with room for the page each small file
- * rounds up to (a 2 kB file takes 4 KiB of tmpfs); unbounded when buildstats did not say.
- */
-const capOf = (s: TaskSpan): number => (s.wchar === undefined ? Infinity : 2 * s.wchar + 65536);
-
 /** Credits one landing; returns the growth no task here could have written (carried on). */
 function splitLanding(
   g: Landing,
@@ -166,14 +160,14 @@ function splitLanding(
   const shares = others.map((_, i) => (total > 0 ? (rest * weights[i]!) / total : rest / others.length));
   // Growth past what the tasks wrote means rm_work freed less than its usual share: give it
   // back to rm_work first (down to nothing freed), and carry only the rest on.
-  let excess = others.reduce((sum, s, i) => sum + Math.max(0, shares[i]! - capOf(s)), 0);
+  let excess = others.reduce((sum, s, i) => sum + Math.max(0, shares[i]! - (s.wchar ?? Infinity)), 0);
   const back = Math.min(excess, freeing);
   excess -= back;
   rm.forEach((s, i) => {
     credit(s, -freed[i]! * (freeing > 0 ? 1 - back / freeing : 1));
   });
   others.forEach((s, i) => {
-    credit(s, Math.min(shares[i]!, capOf(s)));
+    credit(s, Math.min(shares[i]!, s.wchar ?? Infinity));
   });
   return excess;
 }
