@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { loadBuildDir } from '../bitbake/builddir.js';
 import type { LoadOptions } from '../bitbake/builddir-types.js';
 import { UsageError } from '../errors.js';
-import { readBuildFacts } from '../plan/facts.js';
-import { checkHazards } from '../plan/hazards.js';
+import { buildStoppers } from '../plan/doctor.js';
 import { resolveSteps, stepCommands } from '../plan/steps.js';
 import { renderRunSummary } from '../report/watch.js';
 import { startRun } from '../watch/run.js';
@@ -29,9 +28,7 @@ export function registerRun(program: Command): void {
       throw new UsageError('rambake run needs a command', 'rambake run -- bitbake <target>');
     const interval = intervalMs(flags.interval);
     const bd = await loadBuildDir(load);
-    // What doctor calls an error stops BitBake too (a DEPLOY_DIR left by a lost tmpfs, a noexec
-    // TMPDIR, a moved TMPDIR): say so before the build starts, not after it fails.
-    for (const f of checkHazards(bd, await readBuildFacts(bd)).filter((h) => h.severity === 'error'))
+    for (const f of await buildStoppers(bd))
       out.warn(`rambake: before the build: ${f.message}\n  fix: ${f.fix}`);
     const commands =
       flags.steps === undefined ? [command] : await stepsToCommands(load, command, flags.steps);

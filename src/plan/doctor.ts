@@ -1,7 +1,7 @@
 // `rambake doctor`: every hazard check over the build and the host.
 
 import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
-import type { LoadOptions } from '../bitbake/builddir-types.js';
+import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { readBuildFacts } from './facts.js';
 import { type Finding, sortFindings } from './findings.js';
 import { checkHazards } from './hazards.js';
@@ -25,10 +25,17 @@ export interface DoctorReport {
 export async function runDoctor(options: LoadOptions): Promise<DoctorReport> {
   const bd = await loadBuildDir(options);
   assertReadable(bd, REPORTED);
-  const facts = await readBuildFacts(bd);
-  return {
-    schemaVersion: DOCTOR_SCHEMA_VERSION,
-    topdir: bd.topdir,
-    findings: sortFindings(checkHazards(bd, facts)),
-  };
+  return { schemaVersion: DOCTOR_SCHEMA_VERSION, topdir: bd.topdir, findings: await findingsFor(bd) };
+}
+
+async function findingsFor(bd: BuildDir): Promise<Finding[]> {
+  return sortFindings(checkHazards(bd, await readBuildFacts(bd)));
+}
+
+/**
+ * The findings doctor calls errors: each stops BitBake too (a DEPLOY_DIR left by a lost tmpfs,
+ * a noexec TMPDIR, a moved TMPDIR), so `rambake run` names them before the build starts.
+ */
+export async function buildStoppers(bd: BuildDir): Promise<Finding[]> {
+  return (await findingsFor(bd)).filter((f) => f.severity === 'error');
 }
