@@ -5,7 +5,7 @@ import type { ConfDiagnostic, ConfIO, Location, Statement } from './conf/types.j
 import type { Layer } from './layers.js';
 
 /** Best first: BitBake itself, the newest event log, rambake's own evaluation, a default. */
-export type VarSource = 'bitbake-getvar' | 'eventlog' | 'conf' | 'default';
+export type VarSource = 'bitbake' | 'eventlog' | 'conf' | 'default';
 
 export interface ResolvedVar {
   /** The expanded value; undefined when unset everywhere. */

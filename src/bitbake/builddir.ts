@@ -1,23 +1,27 @@
 // The one BuildDir model. Every path and setting is resolved here, once, from the best source:
-//   1. `bitbake-getvar --value` (BitBake itself), when on PATH and no build holds the server;
-//   2. the `allvariables` line of the newest event log, when no conf file read is newer than it;
+//   1. the `allvariables` line of the newest event log, when no conf file read is newer than it;
+//   2. BitBake itself (one cached `bitbake -e`), when on PATH and no build holds the server;
 //   3. rambake's static evaluation of the conf files (file:line of the winning assignment);
 //   4. a default (bitbake.conf's, or BitBake's own rule such as the CPU count).
-// A fresh event log holds exactly what bitbake-getvar would print, so when there is one rambake
-// does not start BitBake 22 times to hear the same answers.
+// A fresh event log holds exactly what BitBake would print, so when there is one rambake does
+// not start BitBake to hear the same answers.
 
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { ConfSyntaxError } from '../errors.js';
 import { readCpus } from '../system/cpus.js';
+import { askBitbake, bitbakeUser } from './ask-bitbake.js';
+import type { BitbakeEnv } from './bitbake-env.js';
 import type { BuildDir, BuildVarName, LoadOptions, ResolvedVar } from './builddir-types.js';
 import { BUILD_VARS } from './builddir-types.js';
 import type { DataStore } from './conf/datastore.js';
 import { nodeConfIO } from './conf/node-io.js';
 import { readBuildConfig } from './conf/reader.js';
 import { findBuildDir } from './discover.js';
-import { findNewestEventLog, readAllVariables } from './eventlog.js';
-import { bitbakeGetvar, whichSync } from './getvar.js';
+import { findNewestAllVariables } from './eventlog.js';
+
+/** The build's own conf files, whether or not they exist yet (apply may create one). */
+const USER_CONF_NAMES = ['bblayers.conf', 'site.conf', 'auto.conf', 'toolcfg.conf', 'local.conf'];
 
 export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
   const env = opts.env ?? process.env;
@@ -42,38 +46,33 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
   let eventLog: string | undefined;
   if (opts.sources?.eventlog !== false) {
     const dir = eventLogDir(fromConf, topdir);
-    const newest = dir === undefined ? undefined : await findNewestEventLog(dir);
-    if (newest !== undefined) {
-      const newer = config.files.find((f) => mtime(f) > mtime(newest));
+    const found = dir === undefined ? undefined : await findNewestAllVariables(dir);
+    if (found !== undefined) {
+      const newer = config.files.find((f) => mtime(f) > mtime(found.path));
       if (newer === undefined) {
-        eventVars = await readAllVariables(newest);
-        if (eventVars) eventLog = newest;
-        else notes.push(`event log ${newest} has no allvariables line yet: not used`);
-      } else notes.push(`event log ${newest} is older than ${newer}: not used`);
+        eventVars = found.vars;
+        eventLog = found.path;
+      } else notes.push(`event log ${found.path} is older than ${newer}: not used`);
     }
   }
 
-  const asked = new Map<string, ResolvedVar>();
+  let bitbake: BitbakeEnv | undefined;
   if (opts.sources?.getvar !== false && eventVars === undefined) {
-    const exe = whichSync('bitbake-getvar', env);
-    if (exe !== undefined && buildRunning) notes.push('a build holds bitbake.lock: bitbake-getvar not asked');
-    else if (exe !== undefined) {
-      for (const name of BUILD_VARS) {
-        if (name === 'TOPDIR') continue;
-        const answer = await bitbakeGetvar(exe, name, { cwd: topdir, env });
-        if ('failed' in answer) {
-          notes.push(`bitbake-getvar failed (${answer.failed}): using the conf files`);
-          asked.clear();
-          break;
-        }
-        asked.set(name, { value: answer.defined ? answer.value : undefined, source: 'bitbake-getvar' });
-      }
+    if (buildRunning) notes.push('a build holds bitbake.lock: BitBake not asked');
+    else {
+      const answer = await askBitbake({
+        topdir,
+        files: [...config.files, ...USER_CONF_NAMES.map((f) => join(topdir, 'conf', f))],
+        ...bitbakeUser(topdir, env),
+      });
+      if (answer.ok) bitbake = answer.env;
+      else if (answer.reason !== 'bitbake is not on PATH')
+        notes.push(`${answer.reason}: using the conf files`);
     }
   }
 
   const getVar = (name: string): ResolvedVar => {
-    const fromBitbake = asked.get(name);
-    if (fromBitbake) return fromBitbake;
+    if (bitbake) return { value: bitbake.vars.get(name), source: 'bitbake' };
     const ev = eventVars?.[name];
     if (ev !== undefined) return { value: ev.v, source: 'eventlog' };
     return fromConf(name);

@@ -5,7 +5,7 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { readLines } from './lines.js';
 
 export interface EventLogVariable {
@@ -74,4 +74,24 @@ export async function findNewestEventLog(logDir: string): Promise<string | undef
   const logs = names.filter((n) => /^\d.*\.json$/.test(n)).sort();
   const newest = logs.at(-1);
   return newest === undefined ? undefined : join(dir, newest);
+}
+
+/**
+ * The newest event log that holds an `allvariables` line, with its variables. Every
+ * `bitbake -e` or `bitbake-getvar` writes an event log too, without that line: those are
+ * passed over (up to `maxFiles` of the newest are read).
+ */
+export async function findNewestAllVariables(
+  logDir: string,
+  maxFiles = 8,
+): Promise<{ path: string; vars: Record<string, EventLogVariable> } | undefined> {
+  const newest = await findNewestEventLog(logDir);
+  if (newest === undefined) return undefined;
+  const dir = dirname(newest);
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => /^\d.*\.json$/.test(n));
+  for (const name of names.sort().reverse().slice(0, maxFiles)) {
+    const vars = await readAllVariables(join(dir, name));
+    if (vars) return { path: join(dir, name), vars };
+  }
+  return undefined;
 }

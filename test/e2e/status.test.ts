@@ -1,7 +1,8 @@
 // `rambake status` as a user runs it: the built binary, a scrubbed env, --json parsed.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample, copyFixture, runRambake } from '../helpers/exec.js';
@@ -78,35 +79,55 @@ describe('rambake status (classic layout, the sample build)', () => {
   });
 });
 
-describe('asking bitbake-getvar', () => {
-  function fakeGetvar(dir: string): string {
+describe('asking BitBake (bitbake -e)', () => {
+  /** A `bitbake` that answers `-e` as the real one prints it, and counts its calls. */
+  function fakeBitbake(dir: string): { bin: string; calls: () => number } {
     const bin = join(dir, 'bin');
     mkdirSync(bin);
-    // Answers like bitbake-getvar --value: the value, or exit 1 for an undefined variable.
+    const count = join(dir, 'calls');
     writeFileSync(
-      join(bin, 'bitbake-getvar'),
-      '#!/bin/sh\ncase "$2" in\n  TMPDIR) echo /from/getvar/tmp ;;\n  MACHINE) echo getvar-machine ;;\n' +
-        '  *) echo "ERROR: The variable \'$2\' is not defined" >&2; exit 1 ;;\nesac\n',
+      join(bin, 'bitbake'),
+      `#!/bin/sh\necho x >> '${count}'\n[ "$1" = -e ] || exit 2\n` +
+        "echo '# $TMPDIR [2 operations]'\n" +
+        'echo \'export TMPDIR="/from/bitbake/tmp"\'\n' +
+        'echo \'MACHINE="bitbake-machine"\'\n' +
+        'echo \'BB_HASHSERVE="unix:///b/hashserve.sock"\'\n',
       { mode: 0o755 },
     );
-    return bin;
+    const calls = () => (existsSync(count) ? readFileSync(count, 'utf8').split('\n').length - 1 : 0);
+    return { bin, calls };
   }
 
-  it("takes BitBake's own answers first, and nothing from it while a build holds bitbake.lock", async () => {
+  it("takes BitBake's own answers, pays once per conf change, and asks nothing while a build holds bitbake.lock", async () => {
     const ex = copyExample();
     cleanups.push(ex.cleanup);
-    const bin = fakeGetvar(ex.root);
-    const env = { PATH: `${bin}:${process.env.PATH}` };
+    const fake = fakeBitbake(ex.root);
+    const env = { PATH: `${fake.bin}:${process.env.PATH}`, XDG_CACHE_HOME: join(ex.root, 'cache') };
     const s = JSON.parse((await runRambake(['status', '--json', '-B', ex.topdir], { env })).stdout);
-    expect(s.vars.TMPDIR).toEqual({ value: '/from/getvar/tmp', source: 'bitbake-getvar' });
-    expect(s.vars.MACHINE).toEqual({ value: 'getvar-machine', source: 'bitbake-getvar' });
-    expect(s.vars.SSTATE_MIRRORS).toEqual({ source: 'bitbake-getvar' });
-    expect(s.paths.tmpdir.path).toBe('/from/getvar/tmp');
-    writeFileSync(join(ex.topdir, 'bitbake.lock'), '12345\n');
+    expect(s.vars.TMPDIR).toEqual({ value: '/from/bitbake/tmp', source: 'bitbake' });
+    expect(s.vars.MACHINE).toEqual({ value: 'bitbake-machine', source: 'bitbake' });
+    expect(s.vars.SSTATE_MIRRORS).toEqual({ source: 'bitbake' });
+    expect(s.paths.tmpdir.path).toBe('/from/bitbake/tmp');
+    await runRambake(['status', '--json', '-B', ex.topdir], { env });
+    expect(fake.calls()).toBe(1);
+    appendFileSync(join(ex.topdir, 'conf', 'local.conf'), '# touched\n');
+    await runRambake(['status', '--json', '-B', ex.topdir], { env });
+    expect(fake.calls()).toBe(2);
+    // A lock really held (flock, as BitBake's server holds it) means a build is running.
+    const lock = join(ex.topdir, 'bitbake.lock');
+    writeFileSync(lock, '12345\n');
+    const holder = execa('flock', [lock, 'sleep', '30'], { reject: false, stdio: 'ignore' });
+    cleanups.push(async () => {
+      holder.kill();
+      await holder;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    appendFileSync(join(ex.topdir, 'conf', 'local.conf'), '# touched again\n');
     const locked = JSON.parse((await runRambake(['status', '--json', '-B', ex.topdir], { env })).stdout);
     expect(locked.vars.TMPDIR.source).toBe('default');
     expect(locked.buildDir.buildRunning).toBe(true);
     expect(locked.notes.join('\n')).toMatch(/bitbake\.lock/);
+    expect(fake.calls()).toBe(2);
   });
 });
 
