@@ -48,3 +48,6 @@ export class UnsafeMountError extends RambakeError {}
 
 /** A managed conf block the user edited by hand, a lock held, a write refused. */
 export class UnsafeEditError extends RambakeError {}
+
+/** A request rambake will not carry out as asked (a plan that does not fit, a block that loses). */
+export class RefusedError extends RambakeError {}

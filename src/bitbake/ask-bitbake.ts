@@ -14,6 +14,8 @@ import { whichSync } from '../system/which.js';
 import { type BitbakeEnv, parseBitbakeEnv } from './bitbake-env.js';
 
 const CACHE_SCHEMA = 1;
+/** The build's own conf files, whether or not they exist yet (apply may create one). */
+const USER_CONF_NAMES = ['bblayers.conf', 'site.conf', 'auto.conf', 'toolcfg.conf', 'local.conf'];
 /** Environment variables that change what BitBake reads, besides those the conf names. */
 const ENV_KEYS = [
   'HOME',
@@ -97,12 +99,14 @@ function cacheKey(exe: string, opts: AskBitbakeOptions): string {
   };
   const extra = (opts.env.BB_ENV_PASSTHROUGH_ADDITIONS ?? '').split(/\s+/).filter(Boolean);
   const env = [...ENV_KEYS, ...extra].map((k) => [k, opts.env[k] ?? null]);
+  const own = USER_CONF_NAMES.map((f) => join(opts.topdir, 'conf', f));
+  const files = [...new Set([...own, ...opts.files])];
   return createHash('sha256')
     .update(
       JSON.stringify({
         exe: stamp(exe),
         topdir: opts.topdir,
-        files: opts.files.map(stamp),
+        files: files.map(stamp),
         env,
         user: opts.user,
       }),

@@ -16,12 +16,10 @@ import type { BuildDir, BuildVarName, LoadOptions, ResolvedVar } from './builddi
 import { BUILD_VARS } from './builddir-types.js';
 import type { DataStore } from './conf/datastore.js';
 import { nodeConfIO } from './conf/node-io.js';
-import { readBuildConfig } from './conf/reader.js';
+import { type BuildConfig, readBuildConfig } from './conf/reader.js';
+import type { ConfIO } from './conf/types.js';
 import { findBuildDir } from './discover.js';
 import { findNewestAllVariables } from './eventlog.js';
-
-/** The build's own conf files, whether or not they exist yet (apply may create one). */
-const USER_CONF_NAMES = ['bblayers.conf', 'site.conf', 'auto.conf', 'toolcfg.conf', 'local.conf'];
 
 export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
   const env = opts.env ?? process.env;
@@ -32,11 +30,7 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
     env,
   });
   const topdir = found.topdir;
-  const config = readBuildConfig(
-    topdir,
-    opts.confIO ?? nodeConfIO,
-    env.BBPATH === undefined ? {} : { BBPATH: env.BBPATH },
-  );
+  const config = evaluateConf(topdir, opts.confIO ?? nodeConfIO, env);
   const bbDefaultThreads = (await readCpus()).bbDefault;
   const notes: string[] = [];
   const fromConf = (name: string) => confVar(config.data, name);
@@ -62,7 +56,7 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
     else {
       const answer = await askBitbake({
         topdir,
-        files: [...config.files, ...USER_CONF_NAMES.map((f) => join(topdir, 'conf', f))],
+        files: config.files,
         ...bitbakeUser(topdir, env),
       });
       if (answer.ok) bitbake = answer.env;
@@ -134,6 +128,14 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
     notes,
     getVar,
   };
+}
+
+/**
+ * The conf files evaluated as BitBake reads them, from the given file system and environment
+ * (apply evaluates them again with its block in place, through an in-memory overlay).
+ */
+export function evaluateConf(topdir: string, io: ConfIO, env: NodeJS.ProcessEnv): BuildConfig {
+  return readBuildConfig(topdir, io, env.BBPATH === undefined ? {} : { BBPATH: env.BBPATH });
 }
 
 function defined<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {

@@ -29,11 +29,12 @@ export function registerApply(program: Command): void {
     .command('apply')
     .description("mount the planned tmpfs (or print how) and write rambake's managed block into a conf file");
   addTableOptions(cmd, 'apply').action(async (flags: ApplyFlags, command: Command) => {
-    const { out, load } = setup(command);
+    const { out, load, flags: globals } = setup(command);
     const report = await runApply(load, planOptions(flags), {
       conf: confChoice(flags.conf),
       dryRun: flags.dryRun === true,
       force: flags.force === true,
+      bitbake: globals.bitbake !== false,
       ...(flags.unitFile === undefined ? {} : { unitFile: flags.unitFile }),
     });
     if (out.json) out.document(report);

@@ -5,16 +5,19 @@
 import { existsSync, promises as fsp, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
-import { UnsafeEditError, UnsafeMountError, UsageError } from '../errors.js';
+import { RefusedError, UnsafeEditError, UnsafeMountError, UsageError } from '../errors.js';
 import { scanTree } from '../system/du.js';
 import { readMountinfo } from '../system/mounts.js';
-import { checkMountPoint, mountAt, mountTmpfs } from '../system/tmpfs.js';
+import { checkMountPoint, mountAt, mountTmpfs, unmountTmpfs } from '../system/tmpfs.js';
+import { confirmWithBitbake, type SettledBlock, settleBlock } from './block-verify.js';
 import {
   type ApplyState,
   acquireLock,
+  type BlockWrite,
   commitBlockWrite,
-  planBlockWrite,
   readApplyState,
+  removeApplyState,
+  removeFileDurably,
   STATE_SCHEMA_VERSION,
   writeApplyState,
   writeFileAtomic,
@@ -29,6 +32,7 @@ import {
   renderMountUnit,
   renderShellCommand,
   sudoCommands,
+  umountArgv,
 } from './mount-commands.js';
 import { loadBuildDirForPlan, planFor } from './sizing.js';
 import type { PlanOptions, PlanScope, RamPlan } from './sizing-types.js';
@@ -47,6 +51,10 @@ export interface ApplyOptions {
   unitFile?: string;
   /** Default: the process runs as root. */
   isRoot?: boolean;
+  /** false (`--no-bitbake`): do not confirm the block with `bitbake -e`. */
+  bitbake?: boolean;
+  /** The environment BitBake and the conf reader see (default: this process's). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface ApplyReport {
@@ -75,6 +83,15 @@ export interface ApplyReport {
     fstab: string;
     unitFile?: { path: string; name: string; text: string; written: boolean };
     createdFolder: boolean;
+  };
+  /** Whether the block takes effect, as rambake evaluates the conf files and as BitBake says. */
+  effect: {
+    /** Lines rewritten to win over later assignments: [planned, written]. */
+    forced: Array<{ planned: string; written: string }>;
+    /** Each variable of the block: the value it will have. */
+    vars: Array<{ name: string; value: string | undefined; ok: boolean }>;
+    /** confirmed: `bitbake -e` shows the block's values; otherwise why BitBake was not asked. */
+    bitbake: { confirmed: true; seconds: number } | { confirmed: false; reason: string };
   };
   workdirCosts?: WorkdirCosts;
   statePath?: string;
@@ -114,8 +131,8 @@ export async function chooseConfFile(bd: BuildDir, choice: Exclude<ConfChoice, '
 
 /**
  * Loads the build once, plans it (sizing.ts's model, gathered as makePlan does) and applies.
- * The plan's verdict comes back as a note: a tmpfs that is too small fails with ENOSPC, it
- * does not lose data, so it is the user's call.
+ * A plan that does not fit is refused as `plan` refuses it (exit 1), unless the user chose the
+ * size (--size) or passed --force: then the verdict comes back as a note.
  */
 export async function runApply(
   load: LoadOptions,
@@ -124,7 +141,13 @@ export async function runApply(
 ): Promise<ApplyReport & { verdict: RamPlan['verdict'] }> {
   const bd = await loadBuildDirForPlan(load);
   const plan = await planFor(bd, planOpts, load.cwd);
-  const report = await applyPlan(bd, plan, opts);
+  // The same verdict that makes `plan` exit 1 stops apply, unless the user chose the size.
+  if (!plan.verdict.fits && !opts.force && planOpts.size === undefined && !opts.dryRun) {
+    throw new RefusedError(`the plan does not fit: ${plan.verdict.text}`, {
+      hint: 'see `rambake plan` (build in steps with `rambake run --steps auto`, or keep the giants on disk); --size SIZE or --force applies anyway',
+    });
+  }
+  const report = await applyPlan(bd, plan, { ...opts, ...(load.env ? { env: load.env } : {}) });
   if (!plan.verdict.fits) report.notes.push(`the plan says: ${plan.verdict.text}`);
   return { ...report, verdict: plan.verdict };
 }
@@ -137,6 +160,7 @@ export async function applyPlan(
   const choice = opts.conf ?? 'auto';
   const dryRun = opts.dryRun === true;
   const isRoot = opts.isRoot ?? process.getuid?.() === 0;
+  const env = opts.env ?? process.env;
   const notes: string[] = [];
   if (bd.buildRunning && !dryRun) {
     throw new UnsafeEditError(
@@ -148,73 +172,87 @@ export async function applyPlan(
   }
   const spec: MountSpec = { source: plan.mount.source, path: plan.tmpfs.path, options: plan.mount.options };
   const argv = mountArgv(spec);
-  const previous = await readApplyState(bd.topdir);
   const confFile = choice === 'kas' ? undefined : await chooseConfFile(bd, choice);
-  if (previous?.conf && confFile !== undefined && previous.conf.file !== confFile) {
-    throw new UsageError(
-      `rambake's block is already in ${previous.conf.file}`,
-      'run rambake revert first to move it to another conf file',
-    );
-  }
   checkBlockLines(plan.conf);
-  const lines = plan.conf;
-  const planned = confFile === undefined ? undefined : await planBlockWrite(confFile, lines, opts.force);
-  const mounted = mountAt(await readMountinfo(), plan.tmpfs.path);
-  const ours = mounted?.fstype === 'tmpfs' && mounted.source === plan.mount.source;
-  const folderExists = existsSync(plan.tmpfs.path);
-  const unit = opts.unitFile === undefined ? undefined : unitFileFor(opts.unitFile, spec);
-
-  const report: ApplyReport = {
-    schemaVersion: APPLY_SCHEMA_VERSION,
-    dryRun,
-    scope: plan.tmpfs.scope,
-    conf: {
-      choice,
-      ...(confFile === undefined ? {} : { file: confFile }),
-      creates: planned !== undefined && planned.before === undefined,
-      changed: planned?.changed ?? false,
-      diff: planned ? fromLatin1(unifiedDiff(planned.before, planned.after, confFile!, confFile!)) : '',
-      ...(choice === 'kas' ? { kas: renderKasSnippet(plan.conf) } : {}),
-    },
-    mount: {
-      path: plan.tmpfs.path,
-      source: plan.mount.source,
-      options: [...plan.mount.options],
-      status: ours ? 'already' : dryRun ? 'planned' : isRoot ? 'mounted' : 'commands',
-      commands: ours ? [] : isRoot ? [renderShellCommand(argv)] : sudoCommands(spec, folderExists),
-      fstab: renderFstabLine(readTemplate('fstab.line'), spec),
-      ...(unit ? { unitFile: { ...unit, written: false } } : {}),
-      createdFolder: false,
-    },
-    notes,
-  };
-  if (plan.tmpfs.scope === 'workdir') {
-    report.workdirCosts = await workdirCosts(bd);
-    const left = ours ? [] : await fsp.readdir(plan.tmpfs.path).catch(() => [] as string[]);
-    if (left.length > 0) {
-      const text = `${plan.tmpfs.path} holds ${left.length} work dirs: the tmpfs can only go on an empty one`;
-      const hint = `work dirs and their stamps go together: remove ${plan.tmpfs.path} and ${bd.paths.stampsDir} (bitbake will rebuild from sstate), then apply again`;
-      if (!dryRun) throw new UnsafeMountError(text, { hint });
-      notes.push(`${text}; ${hint}`);
-    }
-  }
-  if (dryRun) {
-    // Say now what the real run would refuse.
-    if (!ours)
-      await checkMountPoint(plan.tmpfs.path, await readMountinfo()).catch((e: Error) =>
-        notes.push(e.message),
-      );
-    return report;
-  }
-
-  const lock = confFile === undefined ? undefined : await acquireLock(dirname(confFile));
+  // Taken before anything is read, so two applies cannot both plan from the same old state.
+  const lock = confFile === undefined || dryRun ? undefined : await acquireLock(dirname(confFile));
   try {
+    const previous = await readApplyState(bd.topdir);
+    if (previous?.conf && confFile !== undefined && previous.conf.file !== confFile) {
+      throw new UsageError(
+        `rambake's block is already in ${previous.conf.file}`,
+        'run rambake revert first to move it to another conf file',
+      );
+    }
+    const settled =
+      confFile === undefined
+        ? undefined
+        : await settleBlock(bd, confFile, plan.conf, { force: opts.force, env });
+    const planned = settled?.planned;
+    const mounted = mountAt(await readMountinfo(), plan.tmpfs.path);
+    const ours = mounted?.fstype === 'tmpfs' && mounted.source === plan.mount.source;
+    const folderExists = existsSync(plan.tmpfs.path);
+    const unit = opts.unitFile === undefined ? undefined : unitFileFor(opts.unitFile, spec);
+
+    const report: ApplyReport = {
+      schemaVersion: APPLY_SCHEMA_VERSION,
+      dryRun,
+      scope: plan.tmpfs.scope,
+      conf: {
+        choice,
+        ...(confFile === undefined ? {} : { file: confFile }),
+        creates: planned !== undefined && planned.before === undefined,
+        changed: planned?.changed ?? false,
+        diff: planned ? fromLatin1(unifiedDiff(planned.before, planned.after, confFile!, confFile!)) : '',
+        ...(choice === 'kas' ? { kas: renderKasSnippet(plan.conf) } : {}),
+      },
+      mount: {
+        path: plan.tmpfs.path,
+        source: plan.mount.source,
+        options: [...plan.mount.options],
+        status: ours ? 'already' : dryRun ? 'planned' : isRoot ? 'mounted' : 'commands',
+        commands: ours ? [] : isRoot ? [renderShellCommand(argv)] : sudoCommands(spec, folderExists),
+        fstab: renderFstabLine(readTemplate('fstab.line'), spec),
+        ...(unit ? { unitFile: { ...unit, written: false } } : {}),
+        createdFolder: false,
+      },
+      effect: {
+        forced: (settled?.forced ?? []).map(([p, w]) => ({ planned: p, written: w })),
+        vars: (settled?.effects ?? [])
+          .filter((e) => e.kind !== 'per-recipe')
+          .map((e) => ({ name: e.name, value: e.actual, ok: e.ok })),
+        bitbake: { confirmed: false, reason: dryRun ? 'dry run' : 'not asked yet' },
+      },
+      notes,
+    };
+    for (const [from, to] of settled?.forced ?? [])
+      notes.push(`"${from}" would lose to a later assignment: written as "${to}"`);
+    if (plan.tmpfs.scope === 'workdir') {
+      report.workdirCosts = await workdirCosts(bd);
+      const left = ours ? [] : await fsp.readdir(plan.tmpfs.path).catch(() => [] as string[]);
+      if (left.length > 0) {
+        const text = `${plan.tmpfs.path} holds ${left.length} work dirs: the tmpfs can only go on an empty one`;
+        const hint = `work dirs and their stamps go together: remove ${plan.tmpfs.path} and ${bd.paths.stampsDir} (bitbake will rebuild from sstate), then apply again`;
+        if (!dryRun) throw new UnsafeMountError(text, { hint });
+        notes.push(`${text}; ${hint}`);
+      }
+    }
+    if (dryRun) {
+      // Say now what the real run would refuse.
+      if (!ours)
+        await checkMountPoint(plan.tmpfs.path, await readMountinfo()).catch((e: Error) =>
+          notes.push(e.message),
+        );
+      return report;
+    }
+
     const state: ApplyState = previous ?? {
       schemaVersion: STATE_SCHEMA_VERSION,
       topdir: bd.topdir,
       scope: plan.tmpfs.scope,
       previousTmpdir: bd.paths.tmpdir,
     };
+    let mountedNow = false;
     if (isRoot && !ours) {
       const result = await mountTmpfs({
         ...spec,
@@ -222,6 +260,7 @@ export async function applyPlan(
         sizeBytes: plan.tmpfs.size,
         nrInodes: plan.tmpfs.nrInodes,
       });
+      mountedNow = true;
       state.mount = { path: result.path, source: result.source, createdFolder: result.createdFolder };
       report.mount.createdFolder = result.createdFolder;
       report.statePath = await writeApplyState(state);
@@ -231,8 +270,8 @@ export async function applyPlan(
     // Mounted by the user with our commands (or by an earlier apply): revert still handles it,
     // but never removes a folder it did not make.
     state.mount ??= { path: plan.tmpfs.path, source: plan.mount.source, createdFolder: false };
-    if (planned?.changed) {
-      const write = await commitBlockWrite(planned.file, lines, opts.force);
+    if (planned?.changed && settled) {
+      const write = await commitBlockWrite(planned.file, settled.lines, opts.force);
       if (write.backup) report.conf.backup = write.backup;
     }
     if (planned && !state.conf) {
@@ -243,18 +282,64 @@ export async function applyPlan(
         ...(report.conf.backup ? { backup: report.conf.backup } : {}),
       };
     }
+    if (settled) {
+      report.effect.bitbake = await bitbakeVerdict(bd, settled, env, {
+        ask: opts.bitbake !== false,
+        mounted: ours || mountedNow,
+      });
+      if (!report.effect.bitbake.confirmed && /BitBake does not use/.test(report.effect.bitbake.reason)) {
+        // Put everything back as it was: the conf bytes, and the mount this apply made.
+        await restoreConf(planned!);
+        if (mountedNow) {
+          await unmountTmpfs(spec.path, umountArgv(spec.path));
+          if (state.mount.createdFolder) await fsp.rmdir(spec.path).catch(() => undefined);
+        }
+        if (previous) await writeApplyState(previous);
+        else await removeApplyState(bd.topdir);
+        throw new RefusedError(`${report.effect.bitbake.reason}: ${planned!.file} restored`, {
+          hint: 'run `bitbake -e | less` and search for the variable to see who sets it last',
+        });
+      }
+    }
     if (unit) {
       await writeFileAtomic(unit.path, unit.text, { mode: 0o644 });
       report.mount.unitFile = { ...unit, written: true };
     }
     report.statePath = await writeApplyState(state);
+    return report;
   } finally {
     await lock?.release();
   }
-  return report;
 }
 
-/** The lines of the block now in `file` (none when there is no intact block). */
+/**
+ * Asks BitBake only when its answer cannot disturb the setup: BitBake writes into TMPDIR
+ * (hosttools, logs), so not before the tmpfs is mounted there.
+ */
+async function bitbakeVerdict(
+  bd: BuildDir,
+  settled: SettledBlock,
+  env: NodeJS.ProcessEnv,
+  opts: { ask: boolean; mounted: boolean },
+): Promise<ApplyReport['effect']['bitbake']> {
+  if (!opts.ask) return { confirmed: false, reason: '--no-bitbake' };
+  const setsTmpdir = settled.lines.some((l) => /^TMPDIR[\s:]/.test(l));
+  if (setsTmpdir && !opts.mounted)
+    return {
+      confirmed: false,
+      reason:
+        'the tmpfs is not mounted yet (BitBake would write into its folder): run `rambake doctor` once it is',
+    };
+  const check = await confirmWithBitbake(bd, settled, env);
+  if (!check.asked) return { confirmed: false, reason: check.reason };
+  return check.ok ? { confirmed: true, seconds: check.seconds } : { confirmed: false, reason: check.reason };
+}
+
+/** The conf file's bytes from before this apply (or no file, if apply created it). */
+async function restoreConf(planned: BlockWrite): Promise<void> {
+  if (planned.before === undefined) await removeFileDurably(planned.file);
+  else await writeFileAtomic(planned.file, Buffer.from(planned.before, 'latin1'));
+}
 
 /** `--unit-file DIR` or `--unit-file DIR/<escaped>.mount`: systemd needs that exact name. */
 export function unitFileFor(target: string, spec: MountSpec): { path: string; name: string; text: string } {

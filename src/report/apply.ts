@@ -40,8 +40,25 @@ export function renderApply(r: ApplyReport): string[] {
     if (r.workdirCosts.componentsBytes !== undefined)
       lines.push(`  sysroots-components: ${formatBytes(r.workdirCosts.componentsBytes)}`);
   }
+  lines.push(...renderEffect(r));
   for (const note of r.notes) lines.push(`note: ${note}`);
   if (!r.dryRun && r.statePath) lines.push(`undo with: rambake revert (state in ${r.statePath})`);
+  return lines;
+}
+
+/** Whether the block takes effect: rambake's reading of the conf files, then BitBake's word. */
+function renderEffect(r: ApplyReport): string[] {
+  const e = r.effect;
+  if (e.vars.length === 0) return [];
+  const lines = ['', `in effect (rambake's reading of the conf files${r.dryRun ? ', with the block' : ''}):`];
+  const width = Math.max(...e.vars.map((v) => v.name.length));
+  for (const v of e.vars)
+    lines.push(`  ${v.ok ? 'ok ' : 'NO '} ${v.name.padEnd(width)}  ${v.value ?? '(unset)'}`);
+  lines.push(
+    e.bitbake.confirmed
+      ? `confirmed by BitBake (bitbake -e, ${e.bitbake.seconds.toFixed(1)} s)`
+      : `not confirmed by BitBake: ${e.bitbake.reason}`,
+  );
   return lines;
 }
 

@@ -41,6 +41,9 @@ const applyLocalJson = () => [
   'local',
   '--path',
   join(ex.root, 'ram'),
+  // The size is the user's choice: apply does not refuse the published-figures plan.
+  '--size',
+  '1g',
 ];
 beforeEach(() => {
   ex = copyExample();
@@ -118,6 +121,14 @@ describe('text rendering', () => {
         fstab: 'rambake-1 /b/tmp-ram tmpfs size=8g 0 0',
         createdFolder: false,
       },
+      effect: {
+        forced: [{ planned: 'TMPDIR = "/b/tmp-ram"', written: 'TMPDIR:forcevariable = "/b/tmp-ram"' }],
+        vars: [
+          { name: 'TMPDIR', value: '/b/tmp-ram', ok: true },
+          { name: 'INHERIT', value: 'rm_work', ok: true },
+        ],
+        bitbake: { confirmed: false, reason: 'the tmpfs is not mounted yet' },
+      },
       statePath: '/b/rambake/state.json',
       notes: ['not root: run the commands above'],
     });
@@ -128,6 +139,11 @@ describe('text rendering', () => {
       '',
       'or mount it at boot, with this /etc/fstab line:',
       '  rambake-1 /b/tmp-ram tmpfs size=8g 0 0',
+      '',
+      "in effect (rambake's reading of the conf files):",
+      '  ok  TMPDIR   /b/tmp-ram',
+      '  ok  INHERIT  rm_work',
+      'not confirmed by BitBake: the tmpfs is not mounted yet',
       'note: not root: run the commands above',
       'undo with: rambake revert (state in /b/rambake/state.json)',
     ]);
@@ -171,7 +187,16 @@ describe('rambake apply / revert end to end', () => {
   });
 
   it('exits 1 with one line when the block was edited by hand', async () => {
-    await runRambake(['-B', ex.topdir, '--no-bitbake', 'apply', '--path', join(ex.root, 'ram')]);
+    await runRambake([
+      '-B',
+      ex.topdir,
+      '--no-bitbake',
+      'apply',
+      '--path',
+      join(ex.root, 'ram'),
+      '--size',
+      '1g',
+    ]);
     const auto = join(ex.topdir, 'conf', 'auto.conf');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(auto, readFileSync(auto, 'utf8').replace('rm_work', 'rm_work x'));

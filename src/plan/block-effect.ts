@@ -1,0 +1,117 @@
+// Does rambake's managed block take effect? BitBake reads site.conf, auto.conf, toolcfg.conf and
+// local.conf in that order, then the distro conf, so a plain `TMPDIR = …` in local.conf beats
+// the block in auto.conf (checked on BitBake 2.15.2). Pure: the configuration evaluated with
+// the block in place → per line, the value BitBake will use, and whether the block's is it.
+// A line that loses is rewritten in a form BitBake applies after every plain assignment:
+// `X = "v"` → `X:forcevariable = "v"` (forcevariable is the last entry of OVERRIDES), and
+// `X += "v"` → `X:append = " v"` (appends are applied when the value is read).
+
+import type { DataStore } from '../bitbake/conf/datastore.js';
+import { splitWords } from '../bitbake/conf/expand.js';
+import { parseConf } from '../bitbake/conf/parser.js';
+import type { Location } from '../bitbake/conf/types.js';
+
+export interface BlockLineEffect {
+  /** The block line as written. */
+  line: string;
+  /** The variable it sets (without overrides). */
+  name: string;
+  /** value: the whole value must be the block's; words: the block's words must be in it (`+=`). */
+  kind: 'value' | 'words' | 'per-recipe';
+  /** The block's value, expanded in the same configuration. */
+  expected: string;
+  /** The value BitBake will use, as rambake evaluates it. */
+  actual: string | undefined;
+  ok: boolean;
+  /** Where the winning value was set, when it is not the block. */
+  winner?: Location;
+}
+
+interface BlockAssign {
+  name: string;
+  base: string;
+  overrides: string[];
+  op: string;
+  value: string;
+}
+
+function parseLine(line: string): BlockAssign | undefined {
+  const st = parseConf(line, '<block>').statements[0];
+  if (st?.kind !== 'assign' || st.flag !== undefined) return undefined;
+  const [base, ...overrides] = st.name.split(':');
+  return { name: st.name, base: base!, overrides, op: st.op, value: st.value };
+}
+
+/** The effect of each assignment of the block, in a configuration that holds the block. */
+export function blockEffects(data: DataStore, lines: readonly string[]): BlockLineEffect[] {
+  const out: BlockLineEffect[] = [];
+  for (const line of lines) {
+    const a = parseLine(line);
+    if (!a) continue;
+    const expected = data.expand(a.value).value;
+    // `WORKDIR:pn-foo`: only BitBake's parse of recipe foo applies it.
+    if (a.overrides.some((o) => o.startsWith('pn-'))) {
+      out.push({ line, name: a.base, kind: 'per-recipe', expected, actual: undefined, ok: true });
+      continue;
+    }
+    const v = data.getVar(a.base);
+    const actual = v?.value;
+    const words = a.op === '+=' || a.overrides.includes('append');
+    const ok = words
+      ? splitWords(expected).every((w) => splitWords(actual).includes(w))
+      : actual === expected;
+    out.push({
+      line,
+      name: a.base,
+      kind: words ? 'words' : 'value',
+      expected,
+      actual,
+      ok,
+      ...(ok || !v?.loc ? {} : { winner: v.loc }),
+    });
+  }
+  return out;
+}
+
+/** The same setting in a form that wins over later plain assignments; undefined if it has none. */
+export function forcedLine(line: string): string | undefined {
+  const a = parseLine(line);
+  if (!a || a.overrides.length > 0) return undefined;
+  const quoted = line.slice(line.indexOf('"'));
+  if (a.op === '=') return `${a.name}:forcevariable = ${quoted}`;
+  if (a.op === '+=') return `${a.name}:append = " ${a.value}"`;
+  return undefined;
+}
+
+/** `${NAME}` replaced by BitBake's own values until stable (for comparing with `bitbake -e`). */
+export function expandWith(vars: ReadonlyMap<string, string>, text: string): string {
+  let out = text;
+  for (let i = 0; i < 20; i++) {
+    const next = out.replace(/\$\{([A-Za-z0-9_\-+./~:]+)\}/g, (ref, name: string) => vars.get(name) ?? ref);
+    if (next === out) break;
+    out = next;
+  }
+  return out;
+}
+
+/** Block lines whose value BitBake itself does not use: [effect, BitBake's value]. */
+export function bitbakeDisagrees(
+  effects: readonly BlockLineEffect[],
+  blockLines: readonly string[],
+  vars: ReadonlyMap<string, string>,
+): Array<{ effect: BlockLineEffect; bitbake: string | undefined }> {
+  const out: Array<{ effect: BlockLineEffect; bitbake: string | undefined }> = [];
+  for (const effect of effects) {
+    if (effect.kind === 'per-recipe') continue;
+    const a = parseLine(effect.line);
+    if (!a || !blockLines.includes(effect.line)) continue;
+    const expected = expandWith(vars, a.value);
+    const bitbake = vars.get(effect.name);
+    const ok =
+      effect.kind === 'words'
+        ? splitWords(expected).every((w) => splitWords(bitbake).includes(w))
+        : bitbake === expected;
+    if (!ok) out.push({ effect, bitbake });
+  }
+  return out;
+}
