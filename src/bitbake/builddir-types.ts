@@ -90,10 +90,24 @@ export interface BuildDir {
   buildRunning: boolean;
   /** The event log whose `allvariables` line was used, if any. */
   eventLog?: string;
-  /** Why a source was not used (stale event log, build running, bitbake-getvar failed). */
+  /**
+   * Where BitBake's own values (bitbake -e or the event log) differ from rambake's reading of
+   * the conf files, and why; empty when BitBake was not asked.
+   */
+  disagreements: Disagreement[];
+  /** Why a source was not used (stale event log, build running, bitbake -e failed). */
   notes: string[];
   /** Any variable, from the best source available (same order as `vars`). */
   getVar(name: string): ResolvedVar;
+}
+
+export interface Disagreement {
+  name: BuildVarName;
+  /** rambake's own evaluation of the conf files. */
+  rambake: ResolvedVar;
+  /** BitBake's value (undefined: unset). */
+  bitbake: string | undefined;
+  why: string;
 }
 
 export interface LoadOptions {

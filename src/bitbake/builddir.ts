@@ -12,7 +12,7 @@ import { ConfSyntaxError } from '../errors.js';
 import { readCpus } from '../system/cpus.js';
 import { askBitbake, bitbakeUser } from './ask-bitbake.js';
 import type { BitbakeEnv } from './bitbake-env.js';
-import type { BuildDir, BuildVarName, LoadOptions, ResolvedVar } from './builddir-types.js';
+import type { BuildDir, BuildVarName, Disagreement, LoadOptions, ResolvedVar } from './builddir-types.js';
 import { BUILD_VARS } from './builddir-types.js';
 import type { DataStore } from './conf/datastore.js';
 import { nodeConfIO } from './conf/node-io.js';
@@ -74,6 +74,7 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
 
   const vars = {} as Record<BuildVarName, ResolvedVar>;
   for (const name of BUILD_VARS) vars[name] = getVar(name);
+  const disagreements = bitbake || eventVars ? compareWithConf(vars, fromConf) : [];
   vars.TOPDIR = { value: topdir, source: 'default', note: `folder above conf/bblayers.conf (${found.how})` };
   fillDefaults(vars, bbDefaultThreads);
 
@@ -125,6 +126,7 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
     diagnostics: config.diagnostics,
     buildRunning,
     ...(eventLog ? { eventLog } : {}),
+    disagreements,
     notes,
     getVar,
   };
@@ -158,6 +160,31 @@ function confVar(data: DataStore, name: string): ResolvedVar {
   }
   if (v.needsBitBake) resolved.needsBitBake = true;
   return resolved;
+}
+
+/** BitBake's values against rambake's reading of the conf files, with the likely reason. */
+function compareWithConf(
+  vars: Record<BuildVarName, ResolvedVar>,
+  fromConf: (name: string) => ResolvedVar,
+): Disagreement[] {
+  const out: Disagreement[] = [];
+  for (const name of BUILD_VARS) {
+    if (name === 'TOPDIR') continue;
+    const conf = fromConf(name);
+    const bitbake = vars[name].value;
+    if (conf.value === bitbake) continue;
+    out.push({ name, rambake: conf, bitbake, why: whyDiffers(name, conf) });
+  }
+  return out;
+}
+
+function whyDiffers(name: string, conf: ResolvedVar): string {
+  if (conf.needsBitBake) return 'the conf value holds Python (${@…}) that only BitBake evaluates';
+  if (name === 'BB_HASHSERVE' && conf.value?.trim() === 'auto')
+    return 'BitBake starts its own hash equivalence server and replaces "auto" with its socket';
+  if (conf.value === undefined)
+    return 'set where rambake does not read: a class, anonymous Python or the environment';
+  return 'changed after the conf files, by a class or anonymous Python (rambake reads conf files only)';
 }
 
 /** BitBake's own rules for what the conf leaves to Python (`${@oe.utils.cpu_count()}`) or unset. */

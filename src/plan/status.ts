@@ -40,6 +40,8 @@ export interface StatusReport {
   };
   layers: Layer[];
   vars: Record<string, ResolvedVar>;
+  /** Where BitBake's values differ from rambake's reading of the conf files, and why. */
+  disagreements: BuildDir['disagreements'];
   rmWork: boolean;
   paths: Record<PathKey, PathFacts & { variable: string }>;
   host: HostFacts;
@@ -68,6 +70,7 @@ export async function collectStatus(options: LoadOptions): Promise<StatusReport>
     },
     layers: bd.layers,
     vars: bd.vars,
+    disagreements: bd.disagreements,
     rmWork: bd.rmWork,
     paths,
     host: facts.host,

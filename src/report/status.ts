@@ -49,6 +49,16 @@ export function renderStatus(r: StatusReport, c: Colors): string[] {
     v.file ? shortFile(top, v.file, v.line) : (v.note ?? ''),
   ]);
   out.push(...indent(renderTable(varRows)));
+  if (r.disagreements.length > 0) {
+    out.push('', c.bold("Where BitBake's values differ from rambake's reading of the conf files"));
+    for (const d of r.disagreements) {
+      const at = d.rambake.file ? ` (${shortFile(top, d.rambake.file, d.rambake.line)})` : '';
+      out.push(
+        `  ${d.name}: conf files say ${d.rambake.value === undefined ? '(unset)' : `"${shortValue(top, d.rambake.value)}"`}${at}; BitBake uses ${d.bitbake === undefined ? '(unset)' : `"${shortValue(top, d.bitbake)}"`}`,
+        c.dim(`    ${d.why}`),
+      );
+    }
+  }
   out.push('', c.bold('Paths'));
   const pathRows = (Object.keys(r.paths) as PathKey[]).map((key) => {
     const p = r.paths[key];
@@ -84,6 +94,12 @@ const MAX_VALUE = 72;
 
 /** One line of a value: blanks folded, TOPDIR named, long lists cut (the JSON has them whole). */
 function shortValue(topdir: string, value: string): string {
-  const folded = value.trim().replace(/\s+/g, ' ').split(topdir).join('${TOPDIR}');
+  const folded = value
+    .trim()
+    .replace(/\s+/g, ' ')
+    // Only a whole path segment: `/b/build2` is not `${TOPDIR}2` when TOPDIR is `/b/build`.
+    .replace(new RegExp(`${escapeRegExp(topdir)}(?=/|$|[\\s:;"'])`, 'g'), '${TOPDIR}');
   return folded.length > MAX_VALUE ? `${folded.slice(0, MAX_VALUE - 1)}…` : folded;
 }
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

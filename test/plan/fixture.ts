@@ -54,6 +54,7 @@ export function makeBuildDir(
     files: [],
     diagnostics: [],
     buildRunning: false,
+    disagreements: [],
     notes: [],
     getVar: (name) => vars[name as BuildVarName] ?? { value: undefined, source: 'default' },
   };
