@@ -83,35 +83,45 @@ export function forcedLine(line: string): string | undefined {
   return undefined;
 }
 
-/** `${NAME}` replaced by BitBake's own values until stable (for comparing with `bitbake -e`). */
-export function expandWith(vars: ReadonlyMap<string, string>, text: string): string {
+/** `${NAME}` replaced by `lookup`'s values until stable (for comparing with BitBake's own). */
+export function expandWith(lookup: (name: string) => string | undefined, text: string): string {
   let out = text;
   for (let i = 0; i < 20; i++) {
-    const next = out.replace(/\$\{([A-Za-z0-9_\-+./~:]+)\}/g, (ref, name: string) => vars.get(name) ?? ref);
+    const next = out.replace(/\$\{([A-Za-z0-9_\-+./~:]+)\}/g, (ref, name: string) => lookup(name) ?? ref);
     if (next === out) break;
     out = next;
   }
   return out;
 }
 
-/** Block lines whose value BitBake itself does not use: [effect, BitBake's value]. */
-export function bitbakeDisagrees(
-  effects: readonly BlockLineEffect[],
-  blockLines: readonly string[],
-  vars: ReadonlyMap<string, string>,
-): Array<{ effect: BlockLineEffect; bitbake: string | undefined }> {
-  const out: Array<{ effect: BlockLineEffect; bitbake: string | undefined }> = [];
-  for (const effect of effects) {
-    if (effect.kind === 'per-recipe') continue;
-    const a = parseLine(effect.line);
-    if (!a || !blockLines.includes(effect.line)) continue;
-    const expected = expandWith(vars, a.value);
-    const bitbake = vars.get(effect.name);
-    const ok =
-      effect.kind === 'words'
-        ? splitWords(expected).every((w) => splitWords(bitbake).includes(w))
-        : bitbake === expected;
-    if (!ok) out.push({ effect, bitbake });
+export interface LostLine {
+  line: string;
+  name: string;
+  /** The block's value, expanded with the same values. */
+  expected: string;
+  /** The value in effect. */
+  actual: string | undefined;
+}
+
+/**
+ * The block's lines whose value is not the one in effect, given every variable's final value
+ * (BitBake's `bitbake -e`, or the BuildDir's best source). Per-recipe lines are not judged.
+ */
+export function linesNotInEffect(
+  lines: readonly string[],
+  lookup: (name: string) => string | undefined,
+): LostLine[] {
+  const out: LostLine[] = [];
+  for (const line of lines) {
+    const a = parseLine(line);
+    if (!a || a.overrides.some((o) => o.startsWith('pn-'))) continue;
+    const expected = expandWith(lookup, a.value);
+    const actual = lookup(a.base);
+    const words = a.op === '+=' || a.overrides.includes('append');
+    const ok = words
+      ? splitWords(expected).every((w) => splitWords(actual).includes(w))
+      : actual === expected;
+    if (!ok) out.push({ line, name: a.base, expected, actual });
   }
   return out;
 }

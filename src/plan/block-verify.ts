@@ -14,7 +14,7 @@ import type { BuildDir } from '../bitbake/builddir-types.js';
 import { nodeConfIO } from '../bitbake/conf/node-io.js';
 import type { ConfIO } from '../bitbake/conf/types.js';
 import { UnsafeEditError } from '../errors.js';
-import { type BlockLineEffect, bitbakeDisagrees, blockEffects, forcedLine } from './block-effect.js';
+import { type BlockLineEffect, blockEffects, forcedLine, linesNotInEffect } from './block-effect.js';
 import { type BlockWrite, planBlockWrite } from './conf-write.js';
 
 export interface SettledBlock {
@@ -106,13 +106,11 @@ export async function confirmWithBitbake(
     if (answer.reason === 'bitbake is not on PATH') return { asked: false, reason: answer.reason };
     return { asked: true, ok: false, reason: answer.reason };
   }
-  const wrong = bitbakeDisagrees(settled.effects, settled.lines, answer.env.vars);
+  const vars = answer.env.vars;
+  const wrong = linesNotInEffect(settled.lines, (name) => vars.get(name));
   if (wrong.length === 0) return { asked: true, ok: true, seconds: answer.seconds };
   const text = wrong
-    .map(
-      ({ effect, bitbake }) =>
-        `${effect.name} is "${bitbake ?? '(unset)'}" (the block says "${effect.expected}")`,
-    )
+    .map((w) => `${w.name} is "${w.actual ?? '(unset)'}" (the block says "${w.expected}")`)
     .join('; ');
   return { asked: true, ok: false, reason: `BitBake does not use the block: ${text}` };
 }

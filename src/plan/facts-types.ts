@@ -52,6 +52,8 @@ export interface BuildFacts {
   savedTmpdir?: string;
   /** DEPLOY_DIR holds entries other than licenses/. */
   deployHasFiles?: boolean;
+  /** rambake's managed block, when a conf file of the build holds one. */
+  managedBlock?: { file: string; lines: string[]; intact: boolean };
   /** `${SSTATE_MANIFESTS}` holds manifests (the records of who installed what into DEPLOY_DIR). */
   manifestsPresent?: boolean;
 }

@@ -11,6 +11,7 @@ import { readMeminfo } from '../system/meminfo.js';
 import { findMount, type MountEntry, readMountinfo, resolveExistingPath } from '../system/mounts.js';
 import { tmpfsSizeBytes } from '../system/tmpfs-size.js';
 import type { BuildFacts, HostFacts, MountFacts, PathFacts, PathKey } from './facts-types.js';
+import { findBlock } from './managed-block.js';
 
 export async function readHostFacts(): Promise<HostFacts> {
   const [mem, cpus, inotify] = await Promise.all([
@@ -82,14 +83,27 @@ export async function readBuildFacts(bd: BuildDir): Promise<BuildFacts> {
     entries(bd.paths.deployDir),
     entries(bd.paths.sstateManifests),
   ]);
+  const managedBlock = await readManagedBlock(bd);
   return {
     host,
     paths,
+    ...(managedBlock ? { managedBlock } : {}),
     deployHasFiles: deploy.some((e) => e !== 'licenses'),
     manifestsPresent: manifests.some((e) => e.startsWith('manifest-')),
     tmp: toMountFacts(findMount(mounts, '/tmp'), host.memTotal),
     ...(savedTmpdir === undefined ? {} : { savedTmpdir }),
   };
+}
+
+/** The block in whichever of the build's own conf files holds it (auto, local, site). */
+async function readManagedBlock(bd: BuildDir): Promise<BuildFacts['managedBlock']> {
+  for (const file of [bd.confFiles.auto, bd.confFiles.local, bd.confFiles.site]) {
+    if (file === undefined) continue;
+    const text = await readFile(file, 'latin1').catch(() => undefined);
+    const found = text === undefined ? undefined : findBlock(text);
+    if (found) return { file, lines: found.lines, intact: found.intact };
+  }
+  return undefined;
 }
 
 /** The path itself, or its closest ancestor that exists. */

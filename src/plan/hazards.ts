@@ -5,6 +5,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import type { Statement } from '../bitbake/conf/types.js';
 import { formatBytes } from '../report/format.js';
+import { checkManagedBlock } from './check-block.js';
 import type { BuildFacts, MountFacts, PathKey } from './facts-types.js';
 import type { Finding } from './findings.js';
 
@@ -30,6 +31,7 @@ export function checkHazards(bd: BuildDir, facts: BuildFacts): Finding[] {
     ...checkMounts(bd, facts),
     ...checkDeployOutlivesTmpdir(bd, facts),
     ...checkHost(bd, facts),
+    ...checkManagedBlock(bd, facts),
   ];
 }
 
