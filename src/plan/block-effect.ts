@@ -94,6 +94,18 @@ export function expandWith(lookup: (name: string) => string | undefined, text: s
   return out;
 }
 
+// BitBake expands DATETIME (and DATE, TIME) when a value is read: a log file name printed a
+// second later holds another time. Such references match any time (one path segment's text).
+const CLOCK_REF = /\$\{(?:DATETIME|DATE|TIME)\}/;
+
+function sameUpToClock(value: string, lookup: (name: string) => string | undefined, actual: string): boolean {
+  const parts = value.split(new RegExp(CLOCK_REF.source, 'g'));
+  if (parts.length === 1) return expandWith(lookup, value) === actual;
+  const escaped = parts.map((p) => expandWith(lookup, p).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  // Digits from BitBake; the unevaluated `${@time…}` Python in rambake's own reading.
+  return new RegExp(`^${escaped.join('[^/]*')}$`).test(actual);
+}
+
 export interface LostLine {
   line: string;
   name: string;
@@ -120,7 +132,7 @@ export function linesNotInEffect(
     const words = a.op === '+=' || a.overrides.includes('append');
     const ok = words
       ? splitWords(expected).every((w) => splitWords(actual).includes(w))
-      : actual === expected;
+      : actual !== undefined && sameUpToClock(a.value, lookup, actual);
     if (!ok) out.push({ line, name: a.base, expected, actual });
   }
   return out;

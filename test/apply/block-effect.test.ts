@@ -107,3 +107,17 @@ describe('pure rules', () => {
     expect(lost).toEqual([{ line: 'TMPDIR = "/r"', name: 'TMPDIR', expected: '/r', actual: '/b/tmp' }]);
   });
 });
+
+describe('values read at another second', () => {
+  it('match a block value holding ${DATETIME} whatever time BitBake printed', () => {
+    const vars = new Map([
+      ['TOPDIR', '/b'],
+      ['DATETIME', '20261203115948'],
+      ['BB_CONSOLELOG', '/b/rambake-keep/log/20261203115947.log'],
+    ]);
+    const line = 'BB_CONSOLELOG = "${TOPDIR}/rambake-keep/log/${DATETIME}.log"';
+    expect(linesNotInEffect([line], (n) => vars.get(n))).toEqual([]);
+    vars.set('BB_CONSOLELOG', '/b/tmp/log/20261203115947.log');
+    expect(linesNotInEffect([line], (n) => vars.get(n))).toHaveLength(1);
+  });
+});
