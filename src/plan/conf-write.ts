@@ -251,4 +251,6 @@ export async function writeApplyState(state: ApplyState): Promise<string> {
 
 export async function removeApplyState(topdir: string): Promise<void> {
   await fsp.rm(statePath(topdir), { force: true });
+  // rambake's own folder goes too when nothing else (recorded runs) is left in it.
+  await fsp.rmdir(join(topdir, 'rambake')).catch(() => undefined);
 }
