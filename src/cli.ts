@@ -7,7 +7,7 @@ import { buildProgram } from './cli/program.js';
 import { EXIT_USAGE, RambakeError } from './errors.js';
 
 const debug = process.argv.includes('--debug');
-const program = buildProgram();
+const program = await buildProgram();
 
 try {
   await program.parseAsync(process.argv);

@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, promises as fsp, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { writeFileAtomic } from '../system/atomic-write.js';
 import { whichSync } from '../system/which.js';
 import { type BitbakeEnv, parseBitbakeEnv } from './bitbake-env.js';
@@ -52,6 +51,8 @@ export async function askBitbake(opts: AskBitbakeOptions): Promise<BitbakeAnswer
     if (hit) return { ok: true, env: hit, cached: true, seconds: 0 };
   }
   const started = Date.now();
+  // Loaded here: a cached answer (the common case) should not pay for execa's import.
+  const { execa } = await import('execa');
   const r = await execa(exe, ['-e'], {
     cwd: opts.topdir,
     env: opts.env,

@@ -25,7 +25,7 @@ export const OPTIONS: OptionSpec[] = [
   { flags: '--debug', description: 'show stack traces for unexpected errors', scope: 'global' },
   {
     flags: '--no-bitbake',
-    description: 'do not ask bitbake-getvar or the event log; read the conf files only',
+    description: 'do not ask BitBake (bitbake -e) or the event log; read the conf files only',
     scope: 'global',
   },
   {

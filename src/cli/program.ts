@@ -1,24 +1,54 @@
-// The commander program: global options from the option table, one module per command.
+// The commander program: global options from the option table, one module per command. Only
+// the module of the command being run is loaded (each pulls in its use-case, and some of those
+// load execa, chokidar or the HTML report): `rambake --version` and `rambake status` stay quick.
+// `rambake --help`, no command or an unknown word load them all, so help and suggestions are whole.
 
 import { Command, Option } from 'commander';
-import { registerApply } from './apply.js';
-import { registerBenchIo } from './bench-io.js';
-import { registerChurn } from './churn.js';
-import { registerCiRamdisk } from './ci-ramdisk.js';
-import { registerDoctor } from './doctor.js';
 import { OPTIONS } from './options.js';
-import { registerPlan } from './plan.js';
-import { registerReport } from './report.js';
-import { registerRevert } from './revert.js';
-import { registerRun } from './run.js';
-import { registerSpace } from './space.js';
-import { registerStatus } from './status.js';
-import { registerSteps } from './steps.js';
-import { registerWatch } from './watch.js';
 
 const VERSION = '0.1.0';
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/** In the order a user meets them: read the build, plan and apply, build under watch, analyse. */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  status: async () => (await import('./status.js')).registerStatus,
+  doctor: async () => (await import('./doctor.js')).registerDoctor,
+  plan: async () => (await import('./plan.js')).registerPlan,
+  apply: async () => (await import('./apply.js')).registerApply,
+  revert: async () => (await import('./revert.js')).registerRevert,
+  watch: async () => (await import('./watch.js')).registerWatch,
+  run: async () => (await import('./run.js')).registerRun,
+  churn: async () => (await import('./churn.js')).registerChurn,
+  space: async () => (await import('./space.js')).registerSpace,
+  report: async () => (await import('./report.js')).registerReport,
+  steps: async () => (await import('./steps.js')).registerSteps,
+  'bench-io': async () => (await import('./bench-io.js')).registerBenchIo,
+  'ci-ramdisk': async () => (await import('./ci-ramdisk.js')).registerCiRamdisk,
+};
+
+/** Global options that take a value: their value is not the command word. */
+const VALUE_OPTIONS = new Set(
+  OPTIONS.filter((o) => o.scope === 'global' && /[<[]/.test(o.flags)).flatMap((o) =>
+    o.flags
+      .split(/[ ,]+/)
+      .filter((w) => w.startsWith('-'))
+      .map((w) => w.replace(/=.*$/, '')),
+  ),
+);
+
+/** The command word in `argv` (process.argv), if any: the first word that is not an option. */
+export function commandWord(argv: readonly string[]): string | undefined {
+  for (let i = 2; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') return undefined;
+    if (!word.startsWith('-')) return word;
+    if (VALUE_OPTIONS.has(word)) i++;
+  }
+  return undefined;
+}
+
+export async function buildProgram(argv: readonly string[] = process.argv): Promise<Command> {
   const program = new Command('rambake')
     .description('Run BitBake/Yocto builds in RAM that still fit.')
     .version(VERSION)
@@ -30,20 +60,11 @@ export function buildProgram(): Command {
   for (const spec of OPTIONS.filter((o) => o.scope === 'global')) {
     program.addOption(new Option(spec.flags, spec.description));
   }
-  // In the order a user meets them: read the build, plan and apply, build under watch, analyse.
-  registerStatus(program);
-  registerDoctor(program);
-  registerPlan(program);
-  registerApply(program);
-  registerRevert(program);
-  registerWatch(program);
-  registerRun(program);
-  registerChurn(program);
-  registerSpace(program);
-  registerReport(program);
-  registerSteps(program);
-  registerBenchIo(program);
-  registerCiRamdisk(program);
+  const word = commandWord(argv);
+  const onlyVersion = word === undefined && (argv.includes('--version') || argv.includes('-V'));
+  const wanted = onlyVersion ? [] : word !== undefined && word in COMMANDS ? [word] : Object.keys(COMMANDS);
+  const registers = await Promise.all(wanted.map((name) => COMMANDS[name]!()));
+  for (const register of registers) register(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

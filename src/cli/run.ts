@@ -5,7 +5,6 @@ import { UsageError } from '../errors.js';
 import { buildStoppers } from '../plan/doctor.js';
 import { resolveSteps, stepCommands } from '../plan/steps.js';
 import { renderRunSummary } from '../report/watch.js';
-import { startRun } from '../watch/run.js';
 import { setup } from './common.js';
 import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
 
@@ -33,6 +32,8 @@ export function registerRun(program: Command): void {
     const commands =
       flags.steps === undefined ? [command] : await stepsToCommands(load, command, flags.steps);
     const display = makeDisplay(out, { jsonLines: false });
+    // The watcher (chokidar) and execa load only for this command.
+    const { startRun } = await import('../watch/run.js');
     const run = startRun(bd, {
       steps: commands,
       intervalMs: interval,

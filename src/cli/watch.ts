@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { loadBuildDir } from '../bitbake/builddir.js';
 import { EXIT_OK } from '../errors.js';
 import { renderRunSummary } from '../report/watch.js';
-import { startWatch } from '../watch/watcher.js';
 import { setup } from './common.js';
 import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
 
@@ -22,6 +21,8 @@ export function registerWatch(program: Command): void {
     const { out, load } = setup(cmd, { askBitbake: false });
     const interval = intervalMs(flags.interval);
     const bd = await loadBuildDir(load);
+    // chokidar and the watcher load only for this command (start-up of every other one stays light).
+    const { startWatch } = await import('../watch/watcher.js');
     const display = makeDisplay(out, { jsonLines: true });
     const watch = await startWatch(bd, {
       intervalMs: interval,

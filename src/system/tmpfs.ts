@@ -4,7 +4,6 @@
 
 import { promises as fsp } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { execa } from 'execa';
 import { UnsafeMountError } from '../errors.js';
 import { statFs, TMPFS_MAGIC } from './fsstat.js';
 import { isNoexec, type MountEntry, readMountinfo } from './mounts.js';
@@ -78,6 +77,7 @@ export async function mountTmpfs(req: TmpfsRequest): Promise<MountResult> {
   if (missing) await fsp.mkdir(path, { recursive: true, mode: 0o755 });
   const [cmd, ...args] = req.argv;
   try {
+    const { execa } = await import('execa'); // only when mounting: status and doctor never pay for it
     await execa(cmd!, args, { stdin: 'ignore' });
   } catch (error) {
     if (missing) await fsp.rmdir(path).catch(() => undefined);
@@ -154,6 +154,7 @@ export async function findHolders(path: string, proc = '/proc'): Promise<Holder[
 export async function unmountTmpfs(path: string, argv: readonly string[]): Promise<void> {
   const [cmd, ...args] = argv;
   try {
+    const { execa } = await import('execa'); // only when mounting: status and doctor never pay for it
     await execa(cmd!, args, { stdin: 'ignore' });
   } catch (error) {
     throw new UnsafeMountError(
