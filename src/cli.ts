@@ -6,6 +6,26 @@ import { CommanderError } from 'commander';
 import { buildProgram } from './cli/program.js';
 import { EXIT_USAGE, RambakeError } from './errors.js';
 
+/** What the file system said, in one line with the path: the user can act on these. */
+const SYSTEM_ERRORS: Record<string, { what: string; exitCode: number }> = {
+  EACCES: { what: 'permission denied', exitCode: 1 },
+  EPERM: { what: 'operation not permitted', exitCode: 1 },
+  EROFS: { what: 'read-only file system', exitCode: 1 },
+  ENOSPC: { what: 'no space left on device', exitCode: 1 },
+  EDQUOT: { what: 'disk quota exceeded', exitCode: 1 },
+  ELOOP: { what: 'too many levels of symbolic links (a link loop?)', exitCode: EXIT_USAGE },
+  ENAMETOOLONG: { what: 'file name too long', exitCode: EXIT_USAGE },
+  ENOTDIR: { what: 'not a directory', exitCode: EXIT_USAGE },
+  EISDIR: { what: 'is a directory', exitCode: EXIT_USAGE },
+};
+
+function systemError(err: unknown): { text: string; exitCode: number } | undefined {
+  const e = err as NodeJS.ErrnoException | undefined;
+  const known = e?.code === undefined ? undefined : SYSTEM_ERRORS[e.code];
+  if (!known) return undefined;
+  return { text: `${e?.path ?? e?.syscall ?? 'file system'}: ${known.what}`, exitCode: known.exitCode };
+}
+
 const debug = process.argv.includes('--debug');
 const program = await buildProgram();
 
@@ -25,6 +45,12 @@ function reportError(err: unknown): number {
     if (err.hint) process.stderr.write(`  hint: ${err.hint}\n`);
     if (debug && err.stack) process.stderr.write(`${err.stack}\n`);
     return err.exitCode;
+  }
+  const sys = systemError(err);
+  if (sys) {
+    process.stderr.write(`rambake: ${sys.text}\n`);
+    if (debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+    return sys.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`rambake: unexpected error: ${message}\n`);
