@@ -26,6 +26,14 @@ function systemError(err: unknown): { text: string; exitCode: number } | undefin
   return { text: `${e?.path ?? e?.syscall ?? 'file system'}: ${known.what}`, exitCode: known.exitCode };
 }
 
+// `rambake status | head -1`: the reader went away; what it wanted was written. End quietly.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
 const debug = process.argv.includes('--debug');
 const program = await buildProgram();
 
