@@ -6,7 +6,7 @@ import { CLI, copyExample } from '../helpers/exec.js';
 
 describe('a pipe closed early', () => {
   for (const args of [['status'], ['plan'], ['doctor'], ['--help'], ['status', '--json']]) {
-    it(`rambake ${args.join(' ')} | head -c 20`, async () => {
+    it(`rambake ${args.join(' ')} | true`, async () => {
       const ex = copyExample();
       try {
         const run = () =>
@@ -18,9 +18,10 @@ describe('a pipe closed early', () => {
         // Its own verdict (plan: 1 when the build does not fit) stays; only the pipe is forgiven.
         const verdict = (await run()).exitCode;
         expect(verdict).toBeLessThan(2);
-        const r = await run().pipe('head', ['-c', '20'], { reject: false });
+        // `true` reads nothing and exits at once: every write of rambake's meets a closed pipe.
+        const r = await run().pipe('true', [], { reject: false });
         const source = r.pipedFrom[0]!;
-        expect(r.stdout.length).toBeGreaterThan(0);
+        expect(r.exitCode).toBe(0);
         expect(source.stderr).not.toMatch(/EPIPE|Error|at /);
         expect(source.exitCode === 0 || source.exitCode === verdict).toBe(true);
       } finally {
