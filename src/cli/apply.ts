@@ -13,6 +13,7 @@ interface ApplyFlags {
   scope?: string;
   target?: string;
   force?: boolean;
+  allowOversizedTmpfs?: boolean;
   unitFile?: string;
 }
 
@@ -34,6 +35,7 @@ export function registerApply(program: Command): void {
       conf: confChoice(flags.conf),
       dryRun: flags.dryRun === true,
       force: flags.force === true,
+      allowOversizedTmpfs: flags.allowOversizedTmpfs === true,
       bitbake: globals.bitbake !== false,
       ...(flags.unitFile === undefined ? {} : { unitFile: flags.unitFile }),
     });

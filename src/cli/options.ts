@@ -125,8 +125,15 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     flags: '--force',
-    description: 'overwrite (apply) or remove (revert) a managed block that was edited by hand',
+    description:
+      'overwrite (apply) or remove (revert) a managed block that was edited by hand; apply a plan that does not fit',
     scope: ['apply', 'revert'],
+  },
+  {
+    flags: '--allow-oversized-tmpfs',
+    description:
+      "apply a tmpfs larger than RAM + swap minus the compilers' reserve: a full tmpfs then runs the machine out of memory",
+    scope: ['apply'],
   },
   {
     flags: '--unit-file <path>',

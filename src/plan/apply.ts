@@ -6,6 +6,7 @@ import { existsSync, promises as fsp, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { RefusedError, UnsafeEditError, UnsafeMountError, UsageError } from '../errors.js';
+import { formatBytes } from '../report/format.js';
 import { scanTree } from '../system/du.js';
 import { readMountinfo } from '../system/mounts.js';
 import { checkMountPoint, mountAt, mountTmpfs, unmountTmpfs } from '../system/tmpfs.js';
@@ -22,6 +23,7 @@ import {
   writeApplyState,
   writeFileAtomic,
 } from './conf-write.js';
+import { readHostFacts } from './facts.js';
 import { checkBlockLines, renderKasSnippet, unifiedDiff } from './managed-block.js';
 import {
   type MountSpec,
@@ -51,6 +53,8 @@ export interface ApplyOptions {
   unitFile?: string;
   /** Default: the process runs as root. */
   isRoot?: boolean;
+  /** A tmpfs larger than RAM + swap − the compilers' reserve (never implied by --force). */
+  allowOversizedTmpfs?: boolean;
   /** false (`--no-bitbake`): do not confirm the block with `bitbake -e`. */
   bitbake?: boolean;
   /** The environment BitBake and the conf reader see (default: this process's). */
@@ -146,6 +150,16 @@ export async function runApply(
     throw new RefusedError(`the plan does not fit: ${plan.verdict.text}`, {
       hint: 'see `rambake plan` (build in steps with `rambake run --steps auto`, or keep the giants on disk); --size SIZE or --force applies anyway',
     });
+  }
+  // A tmpfs that can outgrow memory takes the machine down with it (OOM) before BitBake's disk
+  // monitor sees it full: --force does not cover that.
+  const host = await readHostFacts();
+  const limit = host.memTotal + host.swapTotal - plan.reserve.bytes;
+  if (plan.tmpfs.size > limit && !opts.allowOversizedTmpfs && !opts.dryRun) {
+    throw new RefusedError(
+      `a ${formatBytes(plan.tmpfs.size)} tmpfs is more than this machine can hold: RAM ${formatBytes(host.memTotal)} + swap ${formatBytes(host.swapTotal)} − ${formatBytes(plan.reserve.bytes)} for ${plan.reserve.jobs} compile jobs = ${formatBytes(limit)}`,
+      { hint: 'choose a smaller --size, add swap, or pass --allow-oversized-tmpfs if you really mean it' },
+    );
   }
   const report = await applyPlan(bd, plan, { ...opts, ...(load.env ? { env: load.env } : {}) });
   if (!plan.verdict.fits) report.notes.push(`the plan says: ${plan.verdict.text}`);

@@ -1,7 +1,15 @@
 // apply on awkward build directories: one clear line, the documented exit code, nothing
 // half-written and nothing mounted.
 
-import { existsSync, lstatSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -64,5 +72,49 @@ describe('apply on awkward build directories', () => {
     expect(reverted.exitCode, reverted.stderr).toBe(0);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readFileSync(target).equals(before)).toBe(true);
+  });
+
+  it('a plan that does not fit: apply refuses as plan does (exit 1), writes and mounts nothing', async () => {
+    const ex = copyExample();
+    cleanups.push(ex.cleanup);
+    const ram = join(ex.root, 'ram');
+    const plan = await runRambake(['-B', ex.topdir, '--no-bitbake', 'plan', '--target', 'core-image-sato']);
+    expect(plan.exitCode).toBe(1);
+    const r = await runRambake([
+      '-B',
+      ex.topdir,
+      '--no-bitbake',
+      'apply',
+      '--target',
+      'core-image-sato',
+      '--path',
+      ram,
+    ]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/^rambake: the plan does not fit: .*steps/m);
+    expect(existsSync(join(ex.topdir, 'conf', 'auto.conf'))).toBe(false);
+    expect(existsSync(ram)).toBe(false);
+  });
+
+  it('a tmpfs bigger than RAM + swap is refused even with --force', async () => {
+    const ex = copyExample();
+    cleanups.push(ex.cleanup);
+    const ram = join(ex.root, 'ram');
+    const r = await runRambake([
+      '-B',
+      ex.topdir,
+      '--no-bitbake',
+      'apply',
+      '--force',
+      '--size',
+      '4096g',
+      '--path',
+      ram,
+    ]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/^rambake: a 4\.00 TiB tmpfs is more than this machine can hold: RAM /m);
+    expect(r.stderr).toContain('--allow-oversized-tmpfs');
+    expect(existsSync(join(ex.topdir, 'conf', 'auto.conf'))).toBe(false);
+    expect(existsSync(ram)).toBe(false);
   });
 });
