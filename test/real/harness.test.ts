@@ -1,0 +1,68 @@
+// Proves the harness of the real BitBake suite: its `bitbake -e` reader against a known fact of
+// BitBake's file order (bitbake-formats.md §12), and a real build of the tiny layer as the build
+// user with TMPDIR on a real tmpfs. Prints the timings it measures.
+
+import { existsSync, readdirSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  bitbakeBuild,
+  bitbakeE,
+  describeReal,
+  describeRealBuild,
+  makeConfigBuildDir,
+  makeTinyBuild,
+  mountTmpfs,
+  parseBitbakeE,
+} from './harness.js';
+
+describe('parseBitbakeE', () => {
+  it('undoes exactly the escapes of emit_var and stops at the first shell function', () => {
+    const text = [
+      '#',
+      '# $A [2 operations]',
+      '#   set /x/local.conf:1',
+      '#     "not a value"',
+      'A="plain"',
+      'export PATH="/b:/c"',
+      'Q="say \\"hi\\" to \\${USER} at C:\\\\dir\\\\"',
+      'M="line one \\',
+      'line two \\',
+      '  line three"',
+      'E=""',
+      'unset UNEXPORTED',
+      '# line: 3, file: /x/base.bbclass',
+      'do_fake() {',
+      'A="from a function body"',
+      '}',
+    ].join('\n');
+    const { vars, exported } = parseBitbakeE(text);
+    expect(Object.fromEntries(vars)).toEqual({
+      A: 'plain',
+      PATH: '/b:/c',
+      Q: 'say "hi" to ${USER} at C:\\\\dir\\\\',
+      M: 'line one\nline two\n  line three',
+      E: '',
+    });
+    expect([...exported]).toEqual(['PATH']);
+  });
+});
+
+describeReal('bitbake -e on a config-only build dir', () => {
+  it('a hard TMPDIR in local.conf wins over auto.conf (auto.conf is read first)', async () => {
+    const topdir = await makeConfigBuildDir({
+      local: 'MACHINE = "qemux86-64"\nTMPDIR = "${TOPDIR}/tmp"\nMULTI = "a \\"q\\" $b"\n',
+      auto: 'TMPDIR = "/x"\n',
+    });
+    const r = await bitbakeE(topdir);
+    if (!r.ok) throw new Error(`bitbake -e failed (${r.exitCode}): ${r.stderr || r.stdout}`);
+    console.log(`bitbake -e: ${(r.elapsedMs / 1000).toFixed(1)} s, ${r.vars.size} variables`);
+    expect(r.vars.get('TMPDIR')).toBe(join(topdir, 'tmp'));
+    expect(r.vars.get('TOPDIR')).toBe(topdir);
+    // Conf values keep their backslashes (no escapes in conf syntax); `bitbake -e` escapes `"`, `$`.
+    expect(r.vars.get('MULTI')).toBe('a \\"q\\" $b');
+    expect(r.exported.has('PATH')).toBe(true);
+    expect(r.exported.has('TMPDIR')).toBe(false);
+    expect(existsSync(join(topdir, 'bitbake.lock'))).toBe(false);
+  }, 120_000);
+});
