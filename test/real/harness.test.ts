@@ -2,7 +2,7 @@
 // BitBake's file order (bitbake-formats.md §12), and a real build of the tiny layer as the build
 // user with TMPDIR on a real tmpfs. Prints the timings it measures.
 
-import { existsSync, readdirSync, statfsSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -65,4 +65,49 @@ describeReal('bitbake -e on a config-only build dir', () => {
     expect(r.exported.has('TMPDIR')).toBe(false);
     expect(existsSync(join(topdir, 'bitbake.lock'))).toBe(false);
   }, 120_000);
+});
+
+function usedBytes(path: string): number {
+  const s = statfsSync(path);
+  return (s.blocks - s.bfree) * s.bsize;
+}
+
+/** Top-level entries of each WORKDIR of `pn` under TMPDIR/work/<arch>/<pn>/<pv>. */
+function workdirEntries(tmpdir: string, pn: string): string[][] {
+  const work = join(tmpdir, 'work');
+  return readdirSync(work)
+    .map((arch) => join(work, arch, pn))
+    .filter((d) => existsSync(d))
+    .flatMap((d) => readdirSync(d).map((pv) => readdirSync(join(d, pv)).sort()));
+}
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+describeRealBuild('a real build of the tiny layer as the build user', () => {
+  it('builds tiny-target with TMPDIR on a real tmpfs, then again from sstate', async () => {
+    const tmpfs = await mountTmpfs('512m');
+    const before = usedBytes(tmpfs);
+    const build = await makeTinyBuild({ tmpdir: join(tmpfs, 'tmp') });
+
+    const fresh = await bitbakeBuild(build);
+    expect(fresh.exitCode, fresh.stdout.slice(-4000) + fresh.stderr).toBe(0);
+    const after = usedBytes(tmpfs);
+    console.log(
+      `fresh build: ${secs(fresh.elapsedMs)}, tmpfs used ${((after - before) / 2 ** 20).toFixed(1)} MiB`,
+    );
+
+    expect(readdirSync(join(build.tmpdir, 'buildstats'))).toHaveLength(1);
+    expect(after).toBeGreaterThan(before + 2 ** 20);
+    // rm_work leaves only temp/ (the logs) in each cleaned WORKDIR.
+    for (const pn of ['tiny-hello', 'tiny-giant', 'tiny-tool-native', 'os-release']) {
+      expect(workdirEntries(build.tmpdir, pn), pn).toEqual([['temp']]);
+    }
+
+    // A fresh TMPDIR, same build dir: everything comes back from SSTATE_DIR.
+    rmSync(build.tmpdir, { recursive: true, force: true });
+    const again = await bitbakeBuild(build);
+    expect(again.exitCode, again.stdout.slice(-4000) + again.stderr).toBe(0);
+    console.log(`rebuild from sstate: ${secs(again.elapsedMs)}`);
+    expect(again.stdout).toMatch(/Sstate summary: Wanted \d+ Local [1-9]\d* /);
+  }, 900_000);
 });
