@@ -1,10 +1,14 @@
 // `bitbake` for tests, the demo and benchmarks: parses BitBake's flags, holds
-// ${TOPDIR}/bitbake.lock, reads the build's conf through rambake, runs a scenario.
+// ${TOPDIR}/bitbake.lock, reads the build's conf with its own reader (conf/), runs a scenario.
+// Like BitBake it ends with `ERROR: …` and exit 1, never a stack trace.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { configFromBuildDir, loadBuildDirForFake } from './config.js';
+import { formatEnv } from './conf/emit.js';
+import { ConfParseError } from './conf/parse.js';
+import { ConfError } from './conf/read.js';
+import { configFromConf, loadConfForFake } from './config.js';
 import { formatDepGraph } from './depgraph.js';
 import { FakeBitbakeError, recipesForBuild, runBuild } from './engine.js';
 import { buildTaskGraph } from './graph.js';
@@ -19,6 +23,22 @@ function num(v: string | undefined, fallback: number): number {
 }
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  try {
+    return await run(argv, env);
+  } catch (err) {
+    if (err instanceof FakeBitbakeError) console.error(err.message);
+    else if (err instanceof ConfError || err instanceof ConfParseError)
+      console.error(`ERROR: ${err.message}`);
+    else if (isErrno(err)) console.error(`ERROR: ${err.message}`);
+    else throw err;
+    return 1;
+  }
+}
+
+const isErrno = (err: unknown): err is NodeJS.ErrnoException =>
+  err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string';
+
+async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -27,6 +47,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       continue: { type: 'boolean', short: 'k' },
       force: { type: 'boolean', short: 'f' },
       graphviz: { type: 'boolean', short: 'g' },
+      environment: { type: 'boolean', short: 'e' },
       scenario: { type: 'string' },
       seed: { type: 'string' },
       'time-scale': { type: 'string' },
@@ -36,8 +57,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     },
   });
   const scenario = readScenario(values.scenario ?? env.FAKE_BITBAKE_SCENARIO ?? 'small');
-  const bd = await loadBuildDirForFake(process.cwd(), env);
-  const cfg = configFromBuildDir(bd);
+  const conf = loadConfForFake(process.cwd(), env);
+  if (values.environment) {
+    process.stdout.write(formatEnv(conf));
+    return 0;
+  }
+  const cfg = configFromConf(conf);
   const targets = positionals.length > 0 ? positionals : [scenario.target];
   const statePath = path.join(cfg.topdir, STATE_FILE);
   const state = fs.existsSync(statePath)
@@ -90,14 +115,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       out: (l) => process.stdout.write(`${l}\n`),
       signal: ac.signal,
     });
-    fs.writeFileSync(statePath, `${JSON.stringify({ builds: Math.max(state.builds, buildNumber) })}\n`);
-    return result.exitCode;
-  } catch (err) {
-    if (err instanceof FakeBitbakeError) {
-      console.error(err.message);
-      return 1;
+    try {
+      fs.writeFileSync(statePath, `${JSON.stringify({ builds: Math.max(state.builds, buildNumber) })}\n`);
+    } catch {
+      // a full TOPDIR: the count is only for the next build's default number
     }
-    throw err;
+    return result.exitCode;
   } finally {
     fs.rmSync(lock, { force: true });
     process.off('SIGINT', stop);

@@ -15,7 +15,7 @@ export function packageArchOf(r: ScenarioRecipe): string {
 }
 
 export function workdirOf(cfg: FakeConfig, r: ScenarioRecipe): string {
-  return path.join(cfg.baseWorkdir, r.arch, r.pn, r.pv);
+  return cfg.workdirOf?.(r) ?? path.join(cfg.baseWorkdir, r.arch, r.pn, r.pv);
 }
 
 /** STAMP: `${STAMPS_DIR}/<arch>/<PN>/<PV>`; task stamps append `.<do_x>.<hash>`. */

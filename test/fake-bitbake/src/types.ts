@@ -1,12 +1,27 @@
-// Shared shapes of the fake BitBake: the configuration it runs with (built from rambake's
-// BuildDir by config.ts, or by hand in tests) and the scenario files it replays.
-
-import type { BuildPaths } from '../../../dist/index.js';
+// Shared shapes of the fake BitBake: the configuration it runs with (built from its own
+// reading of the conf files by config.ts, or by hand in tests) and the scenario files it replays.
 
 export type RecipeKind = 'target' | 'native' | 'cross' | 'kernel' | 'image' | 'allarch';
 
-/** Everything the engine needs from the build's configuration, already expanded: rambake's paths and more. */
-export interface FakeConfig extends Omit<BuildPaths, 'persistentDir'> {
+/** Everything the engine needs from the build's configuration, already expanded. */
+export interface FakeConfig {
+  topdir: string;
+  tmpdir: string;
+  baseWorkdir: string;
+  stampsDir: string;
+  componentsDir: string;
+  /** `${TMPDIR}/work-shared`: never cleaned by rm_work. */
+  workShared: string;
+  deployDir: string;
+  logDir: string;
+  buildstatsBase: string;
+  sstateManifests: string;
+  dlDir: string;
+  sstateDir: string;
+  /** A recipe's WORKDIR when the conf sets it (e.g. `WORKDIR:pn-zlib`); else BASE_WORKDIR/arch/pn/pv. */
+  workdirOf?: (r: { pn: string; pv: string; arch: string }) => string;
+  /** BB_DISKMON_DIRS and BB_DISKMON_WARNINTERVAL, as set; unset: no disk monitor. */
+  diskmon?: { dirs: string; warnInterval?: string };
   threads: number;
   scheduler: 'speed' | 'completion';
   rmWork: boolean;
