@@ -9,7 +9,11 @@ import { dirname, join } from 'node:path';
 import { readLines } from './lines.js';
 
 export interface EventLogVariable {
-  v: string;
+  /**
+   * The expanded value; undefined for a variable BitBake holds only flags of (e.g. `[doc]`):
+   * cooker.py writes `str(None)`, so the line says `"v": "None"` for those.
+   */
+  v: string | undefined;
   history?: unknown;
 }
 
@@ -28,8 +32,9 @@ export function parseAllVariablesLine(line: string): Record<string, EventLogVari
     for (const [name, entry] of Object.entries(all as Record<string, unknown>)) {
       const v = (entry as { v?: unknown } | null)?.v;
       if (v === undefined || v === null) continue;
-      const variable: EventLogVariable = { v: typeof v === 'string' ? v : JSON.stringify(v) };
       const history = (entry as { history?: unknown }).history;
+      const text = typeof v === 'string' ? v : JSON.stringify(v);
+      const variable: EventLogVariable = { v: text === 'None' && !assignedNone(history) ? undefined : text };
       if (history !== undefined) variable.history = history;
       out[name] = variable;
     }
@@ -37,6 +42,17 @@ export function parseAllVariablesLine(line: string): Record<string, EventLogVari
   } catch {
     return undefined;
   }
+}
+
+/**
+ * True when the history shows a value assignment whose text is `None`: then "None" is a value.
+ * Example: [{ op: 'set', detail: 'None' }] → true; [{ op: 'set', flag: 'doc', detail: '…' }] → false.
+ */
+function assignedNone(history: unknown): boolean {
+  if (!Array.isArray(history)) return false;
+  return history.some(
+    (h: { flag?: unknown; detail?: unknown } | null) => h?.flag === undefined && h?.detail === 'None',
+  );
 }
 
 /**

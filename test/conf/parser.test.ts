@@ -115,7 +115,7 @@ describe('parseConf: what BitBake refuses', () => {
   it('old override syntax is an error and the statement is not kept', () => {
     const { statements, diagnostics } = parseConf('IMAGE_INSTALL_append = " x"\nA = "a"', 'l');
     expect(diagnostics).toMatchObject([
-      { code: 'old-override-syntax', line: 1, expected: 'IMAGE_INSTALL:append = "value"' },
+      { code: 'old-override-syntax', line: 1, expected: 'IMAGE_INSTALL:append = " x"' },
     ]);
     expect(statements).toHaveLength(1);
   });

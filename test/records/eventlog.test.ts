@@ -60,3 +60,28 @@ describe('event log', () => {
     expect(parseAllVariablesLine('{"allvariables": []}')).toBeUndefined();
   });
 });
+
+describe('event log: variables with flags only', () => {
+  it('reads "None" as undefined unless the history assigns the text None', () => {
+    const line = JSON.stringify({
+      allvariables: {
+        SSTATE_MIRRORS: {
+          v: 'None',
+          history: [{ variable: 'SSTATE_MIRRORS', op: 'set', flag: 'doc', detail: 'Configures…' }],
+          doc: 'Configures…',
+          func: null,
+        },
+        ODD: { v: 'None', history: [{ variable: 'ODD', op: 'set', detail: 'None' }], doc: null, func: null },
+        TMPDIR: { v: '/t', history: [] },
+      },
+    });
+    expect(parseAllVariablesLine(line)).toEqual({
+      SSTATE_MIRRORS: {
+        v: undefined,
+        history: [{ variable: 'SSTATE_MIRRORS', op: 'set', flag: 'doc', detail: 'Configures…' }],
+      },
+      ODD: { v: 'None', history: [{ variable: 'ODD', op: 'set', detail: 'None' }] },
+      TMPDIR: { v: '/t', history: [] },
+    });
+  });
+});

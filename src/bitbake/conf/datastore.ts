@@ -20,6 +20,8 @@ export interface VarValue {
   loc?: Location;
   /** `${NAME}` references left as written because NAME is not set. */
   unresolved: string[];
+  /** Anonymous Python that runs after parsing changes this value (or one it references). */
+  pythonSetAt?: Location;
 }
 
 export interface HistoryEntry {
@@ -81,6 +83,11 @@ export class DataStore {
   private readonly expanding = new Set<string>();
   private readonly reported = new Set<string>();
   private cycleHits = 0;
+  /** Variables (and `NAME[flag]`s) that anonymous Python changes at finalisation. */
+  private readonly pythonSets = new Map<string, Location>();
+  /** Counts reads of Python-changed values, so a value that references one is marked too. */
+  private pythonHits = 0;
+  private pythonHitAt: Location | undefined;
 
   /** Apply one parsed assignment with BitBake's parse-time semantics. */
   assign(st: AssignStatement): void {
@@ -201,10 +208,19 @@ export class DataStore {
   /** The value as BitBake's getVar would give it, expanded; undefined when unset. */
   getVar(name: string): VarValue | undefined {
     const cached = this.cache.get(name);
-    if (cached) return cached;
+    if (cached) {
+      if (cached.pythonSetAt) this.pythonHit(cached.pythonSetAt);
+      return cached;
+    }
     const raw = this.rawValue(name);
-    if (raw.value === undefined) return undefined;
+    const setByPython = this.pythonSets.get(name);
+    if (raw.value === undefined) {
+      if (setByPython === undefined) return undefined;
+      this.pythonHit(setByPython);
+      return { value: '', needsBitBake: true, unresolved: [], pythonSetAt: setByPython };
+    }
     const before = this.cycleHits;
+    const pythonBefore = this.pythonHits;
     let value = this.expandValue(raw.value, name);
     const active = raw.removes.filter((r) => this.conditionActive(r.condition));
     if (value && active.length > 0) {
@@ -212,6 +228,12 @@ export class DataStore {
       value = removeWords(value, words);
     }
     const result = this.finish(value, raw.loc);
+    const pythonAt = setByPython ?? (this.pythonHits > pythonBefore ? this.pythonHitAt : undefined);
+    if (pythonAt !== undefined) {
+      result.needsBitBake = true;
+      result.pythonSetAt = pythonAt;
+      this.pythonHit(pythonAt);
+    }
     // A value computed while a cycle was cut short depends on the path that reached it.
     if (this.cycleHits === before) this.cache.set(name, result);
     return result;
@@ -225,8 +247,34 @@ export class DataStore {
   getVarFlag(name: string, flag: string): VarValue | undefined {
     const entry = this.vars.get(name);
     const raw = entry?.flags.get(flag) ?? entry?.weakFlags.get(flag);
-    if (raw === undefined) return undefined;
-    return this.finish(this.expandValue(raw, `${name}[${flag}]`), undefined);
+    const setByPython = this.pythonSets.get(`${name}[${flag}]`);
+    if (raw === undefined && setByPython === undefined) return undefined;
+    const result = this.finish(this.expandValue(raw ?? '', `${name}[${flag}]`), undefined);
+    if (setByPython !== undefined) {
+      result.needsBitBake = true;
+      result.pythonSetAt = setByPython;
+    }
+    return result;
+  }
+
+  /** Every flag of a variable and its value, unexpanded (BitBake's getVarFlags(name, expand=False)). */
+  getVarFlags(name: string): Map<string, string> {
+    const entry = this.vars.get(name);
+    return new Map([...(entry?.weakFlags ?? []), ...(entry?.flags ?? [])]);
+  }
+
+  /** The variable has override variants (`NAME:o1 = …`), whether or not one is active. */
+  hasOverrides(name: string): boolean {
+    return (this.overrideIndex.get(name)?.length ?? 0) > 0;
+  }
+
+  /**
+   * Anonymous Python (`python () { d.setVar('NAME', …) }`) changes NAME, or `NAME[flag]`, after
+   * parsing: rambake never runs it, so reads of it (and of values referencing it) need BitBake.
+   */
+  markSetByPython(target: string, loc: Location): void {
+    this.touch();
+    if (!this.pythonSets.has(target)) this.pythonSets.set(target, loc);
   }
 
   /** Expand `${VAR}` references in any text, repeatedly until stable. */
@@ -335,6 +383,11 @@ export class DataStore {
       return undefined;
     }
     return this.getVar(ref)?.value;
+  }
+
+  private pythonHit(at: Location): void {
+    this.pythonHits++;
+    this.pythonHitAt = at;
   }
 
   private reportCycle(ref: string, from: string | undefined): void {

@@ -5,7 +5,8 @@ import { posix as path } from 'node:path';
 import { ConfSyntaxError } from '../../errors.js';
 import type { DataStore } from './datastore.js';
 import { splitWords } from './expand.js';
-import { parseConf } from './parser.js';
+import { isBBHandlerFile, parseConf } from './parser.js';
+import { pythonSets } from './python-sets.js';
 import type { ConfDiagnostic, ConfIO, Location, Statement } from './types.js';
 
 export interface EvalContext {
@@ -117,6 +118,53 @@ export function applyStatement(ctx: EvalContext, st: Statement): void {
     case 'addpylib':
       // Python library folders matter to BitBake only; rambake records the statement.
       return;
+    case 'function':
+      applyFunction(ctx, st);
+      return;
+    case 'def':
+      // A def becomes a Python function variable of that name (never run by rambake).
+      data.setVar(st.name, st.body.join('\n'), st.loc);
+      data.setVarFlag(st.name, 'func', '1', st.loc);
+      data.setVarFlag(st.name, 'python', '1', st.loc);
+      return;
+    case 'directive':
+      if (st.keyword === 'inherit' || st.keyword === 'inherit_defer') {
+        ctx.diagnostics.push({
+          severity: 'info',
+          code: 'classes-not-parsed',
+          message: `${st.keyword} ${st.args}: classes are not parsed by rambake (a hard = in them would win over local.conf)`,
+          file: st.loc.file,
+          line: st.loc.line,
+        });
+      }
+      return;
+  }
+}
+
+/**
+ * A named function is a variable holding its body (with func/python flags), as BitBake stores
+ * it. An anonymous Python function runs when BitBake finalises the configuration: rambake never
+ * runs it, so what it sets is marked as needing BitBake.
+ */
+function applyFunction(ctx: EvalContext, st: Extract<Statement, { kind: 'function' }>): void {
+  const { data } = ctx;
+  if (st.name !== undefined) {
+    data.setVar(st.name, [...st.body, ''].join('\n'), st.loc);
+    data.setVarFlag(st.name, 'func', '1', st.loc);
+    if (st.python) data.setVarFlag(st.name, 'python', '1', st.loc);
+    if (st.fakeroot) data.setVarFlag(st.name, 'fakeroot', '1', st.loc);
+    return;
+  }
+  const { targets, computed } = pythonSets(st.body);
+  for (const target of targets) data.markSetByPython(target, st.loc);
+  if (computed > 0) {
+    ctx.diagnostics.push({
+      severity: 'info',
+      code: 'python-sets-computed-name',
+      message: `anonymous Python sets ${computed === 1 ? 'a variable' : `${computed} variables`} by a computed name: only BitBake knows which`,
+      file: st.loc.file,
+      line: st.loc.line,
+    });
   }
 }
 
@@ -180,6 +228,11 @@ function includeOne(
       `include cycle: ${[...ctx.stack.slice(ctx.stack.indexOf(found)), found].join(' → ')}`,
       'each file included once along any chain of includes',
     );
+    return;
+  }
+  if (!found.endsWith('.conf') && !isBBHandlerFile(found)) {
+    // BitBake has a reader for .conf and for .inc/.bb/.bbclass only, and stops on anything else.
+    diag('error', 'not-a-bitbake-file', `${found}: not a BitBake file`, 'a .conf or .inc file');
     return;
   }
   if (ctx.seen.has(found)) diag('warning', 'duplicate-inclusion', `${found} is included again`);

@@ -17,36 +17,47 @@ export interface LineProblem {
 /** CRLF, LF and lone CR all end a line (Python's universal newlines). */
 const NEWLINE = /\r\n|\r|\n/;
 
+/** Physical lines, right-stripped as BitBake's readers do. */
+export function physicalLines(text: string): string[] {
+  return text.split(NEWLINE).map((l) => l.trimEnd());
+}
+
 /**
  * Example: ['A = "x \\', '  y"', '', '# c'] → [{ line: 1, text: 'A = "x   y"' }].
  * Comments come out as nothing; a partly commented continuation comes out as a problem.
+ * The pieces of a continued line are collected and joined once, so 100k continuation lines
+ * cost one pass (repeated concatenation plus endsWith on the growing string was quadratic).
  */
 export function splitLogicalLines(text: string): { lines: LogicalLine[]; problems: LineProblem[] } {
-  const physical = text.split(NEWLINE);
+  const physical = physicalLines(text);
   const lines: LogicalLine[] = [];
   const problems: LineProblem[] = [];
   let i = 0;
   while (i < physical.length) {
     const first = i + 1;
-    let s = physical[i]!.trimEnd();
+    let piece = physical[i]!;
     i++;
-    if (s.trim() === '') continue;
+    if (piece.trim() === '') continue;
+    const comment = piece.startsWith('#');
+    const parts: string[] = [];
     let badComment = false;
-    while (s.endsWith('\\')) {
+    while (piece.endsWith('\\')) {
+      parts.push(piece.slice(0, -1));
       if (i >= physical.length) {
-        s = s.slice(0, -1);
+        piece = '';
         break;
       }
-      const next = physical[i]!.trimEnd();
+      piece = physical[i]!;
       i++;
-      if (s.startsWith('#') && !next.startsWith('#')) badComment = true;
-      s = s.slice(0, -1) + next;
+      if (comment && !piece.startsWith('#')) badComment = true;
     }
+    parts.push(piece);
+    const s = parts.join('');
     if (badComment) {
       problems.push({ line: first, code: 'continued-comment', text: s });
       continue;
     }
-    if (s.startsWith('#')) continue;
+    if (comment) continue;
     lines.push({ line: first, text: s });
   }
   return { lines, problems };

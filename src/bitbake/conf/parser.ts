@@ -2,7 +2,9 @@
 // about the lines it refuses. Pure: no file system, no evaluation.
 
 import { parseAssignment } from './assignment.js';
+import { splitBBItems } from './bb-lines.js';
 import { splitLogicalLines } from './lines.js';
+import { oldSyntaxFix } from './old-syntax.js';
 import type { ConfDiagnostic, Statement } from './types.js';
 
 export interface ParsedConf {
@@ -24,10 +26,17 @@ const UNSET = /^unset\s+([A-Za-z0-9\-_+.${}/~]+)(?:\[([A-Za-z0-9\-_+.][A-Za-z0-9
 const ADDPYLIB = /^addpylib\s+(\S+)\s+(\S+)$/;
 const ADDFRAGMENTS = /^addfragments\s+(\S.*)$/;
 const INHERIT = /^inherit\s/;
-/** Names of the old override syntax, fatal in current BitBake. */
+/** Names of the old override syntax, fatal in current BitBake (its test: the text anywhere in the name). */
 const OLD_OVERRIDE = /_(append|prepend|remove)/;
 
-/** Example: parseConf('FOO = "bar"\n', 'local.conf') → one assign statement at local.conf:1. */
+/** BitBake picks the reader by extension: these go through BBHandler, which also takes Python blocks. */
+export const isBBHandlerFile = (file: string): boolean => /\.(inc|bb|bbclass)$/.test(file);
+
+/**
+ * Example: parseConf('FOO = "bar"\n', 'local.conf') → one assign statement at local.conf:1.
+ * A `.inc` file is read with BBHandler's grammar (python/def blocks, inherit, addtask …) as
+ * BitBake does; any other name with ConfHandler's.
+ */
 export function parseConf(text: string, file: string): ParsedConf {
   const statements: Statement[] = [];
   const diagnostics: ConfDiagnostic[] = [];
@@ -44,6 +53,18 @@ export function parseConf(text: string, file: string): ParsedConf {
   const error = (line: number, code: string, message: string, expected?: string): void => {
     diagnostics.push({ severity: 'error', code, message, file, line, ...(expected ? { expected } : {}) });
   };
+  const feed = (line: number, s: string) => feedLine(line, s, file, statements, diagnostics);
+  if (isBBHandlerFile(file)) {
+    const { items, problems } = splitBBItems(text, file);
+    for (const p of problems) error(p.line, p.code, excerpt(p.message), p.expected);
+    for (const item of items) {
+      if (item.kind === 'line') feed(item.line, item.text);
+      else if (item.kind === 'function' && item.name !== undefined && OLD_OVERRIDE.test(item.name))
+        oldSyntax(item.loc.line, item.name, file, diagnostics, ' () { … }');
+      else statements.push(item);
+    }
+    return { statements, diagnostics };
+  }
   const { lines, problems } = splitLogicalLines(text);
   for (const p of problems) {
     error(
@@ -53,50 +74,75 @@ export function parseConf(text: string, file: string): ParsedConf {
       'every continued line of a comment to start with #, or no \\ at the end of the comment',
     );
   }
-  for (const { line, text: s } of lines) {
-    const loc = { file, line };
-    const assignment = parseAssignment(s);
-    if (assignment !== undefined && typeof assignment !== 'string') {
-      const { exported, name, flag, op, value, missingBlanks } = assignment;
-      if (flag === undefined && op !== '??=' && OLD_OVERRIDE.test(name)) {
-        error(
-          line,
-          'old-override-syntax',
-          `${name} uses the old override syntax (_append, _prepend, _remove); BitBake refuses it`,
-          `${name.replace(OLD_OVERRIDE, ':$1')} = "value"`,
-        );
-        continue;
-      }
-      if (missingBlanks) {
-        diagnostics.push({
-          severity: 'warning',
-          code: 'missing-blanks',
-          message: `no blank around the operator ${op}: '${excerpt(s)}'`,
-          file,
-          line,
-          expected: `${name} ${op} "value"`,
-        });
-      }
-      statements.push({
-        kind: 'assign',
-        loc,
-        exported,
-        name,
-        ...(flag !== undefined ? { flag } : {}),
-        op,
-        value,
-      });
-      continue;
-    }
-    const other = parseOther(s, loc);
-    if (other) {
-      statements.push(other);
-      continue;
-    }
-    const [code, why, expected] = explainUnparsed(s, assignment);
-    error(line, code, `unparsed line${why}: '${excerpt(s)}'`, expected);
-  }
+  for (const { line, text: s } of lines) feed(line, s);
   return { statements, diagnostics };
+}
+
+/** One logical line of conf grammar (ConfHandler's feeder) → a statement or a diagnostic. */
+function feedLine(
+  line: number,
+  s: string,
+  file: string,
+  statements: Statement[],
+  diagnostics: ConfDiagnostic[],
+): void {
+  const error = (code: string, message: string, expected?: string): void => {
+    diagnostics.push({ severity: 'error', code, message, file, line, ...(expected ? { expected } : {}) });
+  };
+  const loc = { file, line };
+  const assignment = parseAssignment(s);
+  if (assignment !== undefined && typeof assignment !== 'string') {
+    const { exported, name, flag, op, value, missingBlanks } = assignment;
+    if (flag === undefined && op !== '??=' && OLD_OVERRIDE.test(name)) {
+      oldSyntax(line, name, file, diagnostics, ` ${op} "${excerpt(value)}"`);
+      return;
+    }
+    if (missingBlanks) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'missing-blanks',
+        message: `no blank around the operator ${op}: '${excerpt(s)}'`,
+        file,
+        line,
+        expected: `${name} ${op} "value"`,
+      });
+    }
+    statements.push({
+      kind: 'assign',
+      loc,
+      exported,
+      name,
+      ...(flag !== undefined ? { flag } : {}),
+      op,
+      value,
+    });
+    return;
+  }
+  const other = parseOther(s, loc);
+  if (other) {
+    statements.push(other);
+    return;
+  }
+  const [code, why, expected] = explainUnparsed(s, assignment);
+  error(code, `unparsed line${why}: '${excerpt(s)}'`, expected);
+}
+
+/** BitBake's setVar refuses any name holding `_append`, `_prepend` or `_remove`. */
+function oldSyntax(
+  line: number,
+  name: string,
+  file: string,
+  diagnostics: ConfDiagnostic[],
+  tail: string,
+): void {
+  diagnostics.push({
+    severity: 'error',
+    code: 'old-override-syntax',
+    message: `${name} uses the old override syntax (_append, _prepend, _remove); BitBake refuses it`,
+    file,
+    line,
+    expected: `${oldSyntaxFix(name)}${tail}`,
+  });
 }
 
 function parseOther(s: string, loc: { file: string; line: number }): Statement | undefined {

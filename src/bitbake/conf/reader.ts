@@ -12,6 +12,7 @@ import {
   BUILTIN_CLASSES_NAME,
 } from './builtin-bitbake-conf.js';
 import { DataStore } from './datastore.js';
+import { type Environment, inheritedEnvironment } from './environment.js';
 import {
   bbpathOf,
   type EvalContext,
@@ -21,7 +22,11 @@ import {
   resolveInclude,
 } from './evaluate.js';
 import { splitWords } from './expand.js';
-import type { ConfDiagnostic, ConfIO, Statement } from './types.js';
+import { checkRenamedVariables } from './renamed.js';
+import type { ConfDiagnostic, ConfIO, Location, Statement } from './types.js';
+
+/** Where a value taken from the environment says it came from. */
+export const ENVIRONMENT_FILE = '<environment>';
 
 export interface BuildConfig {
   topdir: string;
@@ -37,10 +42,19 @@ export interface BuildConfig {
 /** Regex metacharacters escaped as Python's re.escape does for a path (LAYERDIR_RE). */
 const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
 
-export function readBuildConfig(topdir: string, io: ConfIO, env: { BBPATH?: string } = {}): BuildConfig {
+/**
+ * `env` is the invoking user's environment, as data: BitBake takes the variables of its
+ * pass-through lists from it (HOME, PATH, BBPATH, BB_ENV_PASSTHROUGH_ADDITIONS …) before reading
+ * any file, so `${HOME}` in local.conf expands.
+ */
+export function readBuildConfig(topdir: string, io: ConfIO, env: Environment = {}): BuildConfig {
   const data = new DataStore();
   const ctx = newEvalContext(io, data);
-  if (env.BBPATH !== undefined) data.setVar('BBPATH', env.BBPATH);
+  const fromEnv: Location = { file: ENVIRONMENT_FILE, line: 0 };
+  for (const v of inheritedEnvironment(env)) {
+    data.setVar(v.name, v.value, fromEnv);
+    if (v.exported) data.setVarFlag(v.name, 'export', '1', fromEnv);
+  }
   data.setVar('TOPDIR', topdir);
   const bblayers = path.join(topdir, 'conf', 'bblayers.conf');
   const layers = evaluateFile(ctx, bblayers) ? readLayers(ctx, bblayers) : missingBblayers(ctx, bblayers);
@@ -54,6 +68,7 @@ export function readBuildConfig(topdir: string, io: ConfIO, env: { BBPATH?: stri
       file: bblayers,
     });
   }
+  ctx.diagnostics.push(...checkRenamedVariables(data, ctx.statements, Object.keys(env)));
   ctx.diagnostics.push(...data.diagnostics);
   return {
     topdir,
@@ -94,7 +109,10 @@ function readLayers(ctx: EvalContext, bblayers: string): Layer[] {
   const readings: LayerReading[] = [];
   const compat = new Map<string, string[]>();
   let coreSeries: string[] = [];
-  for (const entry of entries) {
+  // BitBake expands `~` in a BBLAYERS entry when HOME passes through the environment.
+  const home = data.getVar('HOME')?.loc?.file === ENVIRONMENT_FILE ? data.getVar('HOME')?.value : undefined;
+  for (const written of entries) {
+    const entry = home && (written === '~' || written.startsWith('~/')) ? home + written.slice(1) : written;
     if (!io.isDir(entry)) {
       ctx.diagnostics.push({
         severity: 'error',

@@ -23,7 +23,24 @@ export type Statement =
   | { kind: 'export'; loc: Location; name: string }
   | { kind: 'unset'; loc: Location; name: string; flag?: string }
   | { kind: 'addpylib'; loc: Location; dir: string; namespace: string }
-  | { kind: 'addfragments'; loc: Location; args: string };
+  | { kind: 'addfragments'; loc: Location; args: string }
+  /**
+   * A function block of a .inc/.bb/.bbclass file (BBHandler): `python () {` (anonymous: no name),
+   * `python name () {`, `fakeroot name () {`, `name () {` (shell). The body lines as written.
+   */
+  | { kind: 'function'; loc: Location; name?: string; python: boolean; fakeroot: boolean; body: string[] }
+  /** `def name(…):` and its indented body, in a .inc/.bb/.bbclass file. */
+  | { kind: 'def'; loc: Location; name: string; body: string[] }
+  /** BBHandler-only statements rambake records without acting on them (classes are not parsed). */
+  | { kind: 'directive'; loc: Location; keyword: BBDirective; args: string };
+
+export type BBDirective =
+  | 'inherit'
+  | 'inherit_defer'
+  | 'addtask'
+  | 'deltask'
+  | 'addhandler'
+  | 'EXPORT_FUNCTIONS';
 
 export type Severity = 'error' | 'warning' | 'info';
 
