@@ -16,7 +16,7 @@ import type { BuildDir, BuildVarName, Disagreement, LoadOptions, ResolvedVar } f
 import { BUILD_VARS } from './builddir-types.js';
 import type { DataStore } from './conf/datastore.js';
 import { nodeConfIO } from './conf/node-io.js';
-import { type BuildConfig, readBuildConfig } from './conf/reader.js';
+import { type BuildConfig, ENVIRONMENT_FILE, readBuildConfig } from './conf/reader.js';
 import type { ConfIO } from './conf/types.js';
 import { findBuildDir } from './discover.js';
 import { findNewestAllVariables } from './eventlog.js';
@@ -36,7 +36,7 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
   const fromConf = (name: string) => confVar(config.data, name);
   const buildRunning = existsSync(join(topdir, 'bitbake.lock'));
 
-  let eventVars: Record<string, { v: string }> | undefined;
+  let eventVars: Record<string, { v: string | undefined }> | undefined;
   let eventLog: string | undefined;
   if (opts.sources?.eventlog !== false) {
     const dir = eventLogDir(fromConf, topdir);
@@ -80,7 +80,13 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
 
   const path = (name: BuildVarName, fallback: string): string => {
     const v = vars[name];
-    return v.value && !v.needsBitBake && isAbsolute(v.value) ? v.value : fallback;
+    if (v.value && !v.needsBitBake && isAbsolute(v.value)) return v.value;
+    // The fallback keeps other code going; the note says the value is not known.
+    if (v.value !== undefined) {
+      const why = v.needsBitBake ? 'needs BitBake' : 'is not an absolute path';
+      notes.push(`${name} ${why} (${v.value}): ${fallback} assumed`);
+    }
+    return fallback;
   };
   const tmpdir = path('TMPDIR', join(topdir, 'tmp'));
   const paths = {
@@ -137,7 +143,8 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
  * (apply evaluates them again with its block in place, through an in-memory overlay).
  */
 export function evaluateConf(topdir: string, io: ConfIO, env: NodeJS.ProcessEnv): BuildConfig {
-  return readBuildConfig(topdir, io, env.BBPATH === undefined ? {} : { BBPATH: env.BBPATH });
+  // The whole environment: the reader keeps what BitBake's pass-through lists let in.
+  return readBuildConfig(topdir, io, env);
 }
 
 function defined<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
@@ -154,11 +161,14 @@ function confVar(data: DataStore, name: string): ResolvedVar {
     value: v.value,
     source: v.loc && !isDefaultsFile(v.loc.file) ? 'conf' : 'default',
   };
-  if (v.loc) {
+  if (v.loc?.file === ENVIRONMENT_FILE) resolved.note = 'from the environment (BitBake passes it through)';
+  else if (v.loc) {
     resolved.file = v.loc.file;
     resolved.line = v.loc.line;
   }
   if (v.needsBitBake) resolved.needsBitBake = true;
+  if (v.pythonSetAt)
+    resolved.note = `changed by anonymous Python at ${v.pythonSetAt.file}:${v.pythonSetAt.line}`;
   return resolved;
 }
 
@@ -189,8 +199,10 @@ function whyDiffers(name: string, conf: ResolvedVar): string {
 
 /** BitBake's own rules for what the conf leaves to Python (`${@oe.utils.cpu_count()}`) or unset. */
 function fillDefaults(vars: Record<BuildVarName, ResolvedVar>, cpus: number): void {
+  // Only bitbake.conf's own `${@oe.utils.cpu_count()}` is replaced by what it computes; Python
+  // the user wrote stays as written, marked needsBitBake, with its file:line.
   const threads = vars.BB_NUMBER_THREADS;
-  if (threads.value === undefined || threads.needsBitBake) {
+  if (threads.value === undefined || (threads.needsBitBake && threads.source === 'default')) {
     vars.BB_NUMBER_THREADS = {
       value: String(cpus),
       source: 'default',
@@ -198,7 +210,7 @@ function fillDefaults(vars: Record<BuildVarName, ResolvedVar>, cpus: number): vo
     };
   }
   const make = vars.PARALLEL_MAKE;
-  if (make.value === undefined || make.needsBitBake) {
+  if (make.value === undefined || (make.needsBitBake && make.source === 'default')) {
     vars.PARALLEL_MAKE = {
       value: `-j ${cpus}`,
       source: 'default',

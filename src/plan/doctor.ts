@@ -11,6 +11,7 @@ export const DOCTOR_SCHEMA_VERSION = 1;
 /** Conf errors doctor reports as findings; any other conf error stops it as it stops BitBake. */
 const REPORTED = new Set([
   'old-override-syntax',
+  'renamed-variable',
   'layer-incompatible',
   'layer-depends-missing',
   'duplicate-collection',

@@ -16,7 +16,6 @@ const PER_BUILD = ['TMPDIR', 'STAMPS_DIR', 'BASE_WORKDIR', 'DEPLOY_DIR', 'LOG_DI
 const MIN_INOTIFY_WATCHES = 65_536;
 
 const DIAGNOSTIC_FIXES: Record<string, string> = {
-  'old-override-syntax': 'use the colon syntax: FOO:append = "…" instead of FOO_append = "…"',
   'classes-not-parsed':
     "rambake reads conf files only; after one build (or with bitbake-getvar on PATH) it uses BitBake's own values",
   'layer-compat-unset': "set LAYERSERIES_COMPAT_<collection> in the layer's conf/layer.conf",
