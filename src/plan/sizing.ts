@@ -12,7 +12,7 @@ import { UsageError } from '../errors.js';
 import { formatBytes } from '../report/format.js';
 import { type BenchIoResult, readBenchIoResult } from './bench-io.js';
 import { confLines, diskWorkdirLine } from './conf-lines.js';
-import { diskmonValue } from './diskmon.js';
+import { DISKMON_RULE, diskmonValue } from './diskmon.js';
 import { readBuildFacts } from './facts.js';
 import type { BuildFacts } from './facts-types.js';
 import { readHistory } from './history.js';
@@ -108,7 +108,7 @@ export function planRamBuild(input: PlanInput): RamPlan {
     inodes.reason,
     {
       topic: 'diskmon',
-      text: `BB_DISKMON_DIRS stops new tasks with 5% of the tmpfs left (at least 1G) and halts at 1% (at least 100M), the same shares of inodes; DL_DIR and SSTATE_DIR keep Poky's thresholds. BitBake names devices by their /proc/mounts source and every tmpfs is "tmpfs", so this mount gets its own source name ${source}`,
+      text: `${DISKMON_RULE}. BitBake names devices by their /proc/mounts source and every tmpfs is "tmpfs", so this mount gets its own source name ${source}`,
       figures: { source },
     },
     ...placed.map((g) => ({

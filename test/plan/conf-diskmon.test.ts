@@ -4,6 +4,8 @@ import {
   diskmonValue,
   formatDiskmonInodes,
   formatDiskmonSize,
+  parseDiskmonDirs,
+  parseDiskmonSize,
   tmpfsThresholds,
 } from '../../src/plan/diskmon.js';
 import { GiB, MiB, makeBuildDir } from './fixture.js';
@@ -25,18 +27,44 @@ describe('BB_DISKMON_DIRS values', () => {
     expect(formatDiskmonInodes(1000)).toBe('1000');
   });
 
-  it('scales the tmpfs thresholds with its size, never below Poky’s', () => {
-    expect(tmpfsThresholds(64 * GiB, 4_194_304)).toEqual({
-      stopSpace: Math.floor((64 * GiB * 0.05) / MiB) * MiB,
-      haltSpace: Math.floor((64 * GiB * 0.01) / MiB) * MiB,
-      stopInodes: 209_715 - (209_715 % 1024),
-      haltInodes: 41_943 - (41_943 % 1024),
-    });
-    expect(tmpfsThresholds(4 * GiB, 400 * 1024)).toEqual({
-      stopSpace: GiB,
-      haltSpace: 100 * MiB,
-      stopInodes: 100 * 1024,
-      haltInodes: 4 * 1024,
+  it('fits the tmpfs thresholds to its size and inodes: the table in diskmon.ts', () => {
+    const K = 1024;
+    const row = (size: number, inodes: number) => {
+      const t = tmpfsThresholds(size, inodes);
+      return [
+        `${formatDiskmonSize(t.stopSpace)},${formatDiskmonInodes(t.stopInodes)}`,
+        `${formatDiskmonSize(t.haltSpace)},${formatDiskmonInodes(t.haltInodes)}`,
+      ];
+    };
+    expect(row(512 * MiB, 400 * K)).toEqual(['51M,40K', '10M,4K']);
+    expect(row(GiB, 400 * K)).toEqual(['102M,40K', '20M,4K']);
+    expect(row(8 * GiB, 512 * K)).toEqual(['819M,51K', '100M,5K']);
+    expect(row(14 * GiB, 896 * K)).toEqual(['1G,89K', '143M,8K']);
+    expect(row(64 * GiB, 4096 * K)).toEqual(['3276M,204K', '655M,40K']);
+  });
+
+  it('never stops before 90% nor halts before 98% of the tmpfs is used, nor stops later than 95%', () => {
+    for (let size = 64 * MiB; size <= 512 * GiB; size = Math.round(size * 1.37)) {
+      const inodes = Math.max(400 * 1024, Math.ceil((size / GiB) * 65_536));
+      const t = tmpfsThresholds(size, inodes);
+      expect(t.stopSpace, `${size}`).toBeLessThanOrEqual(size * 0.1);
+      expect(t.haltSpace, `${size}`).toBeLessThanOrEqual(size * 0.02);
+      expect(t.stopInodes).toBeLessThanOrEqual(inodes * 0.1);
+      expect(t.haltInodes).toBeLessThanOrEqual(inodes * 0.02);
+      expect(t.haltSpace).toBeLessThan(t.stopSpace);
+      expect(t.haltInodes).toBeLessThan(t.stopInodes);
+      // At least 5% (rounded down to a whole MiB) is kept for tasks already running.
+      expect(t.stopSpace).toBeGreaterThan(size * 0.05 - MiB);
+    }
+  });
+
+  it('writes no inode threshold for a tmpfs with unlimited inodes (BitBake drops it anyway)', () => {
+    expect(diskmonValue('/r', GiB, 0).split(' ').slice(0, 2)).toEqual(['STOPTASKS,/r,102M', 'HALT,/r,20M']);
+    expect(parseDiskmonDirs('STOPTASKS,/r,102M').entries[0]).toEqual({
+      text: 'STOPTASKS,/r,102M',
+      action: 'STOPTASKS',
+      dir: '/r',
+      minSpace: 102 * MiB,
     });
   });
 
@@ -47,6 +75,41 @@ describe('BB_DISKMON_DIRS values', () => {
         'STOPTASKS,${DL_DIR},1G,100K HALT,${DL_DIR},100M,1K STOPTASKS,${SSTATE_DIR},1G,100K HALT,${SSTATE_DIR},100M,1K',
     );
     for (const entry of value.split(' ')) expect(entry.split(',')).toHaveLength(4);
+  });
+});
+
+describe('reading BB_DISKMON_DIRS as BitBake does', () => {
+  it('reads back every value rambake writes, to the byte', () => {
+    const t = tmpfsThresholds(GiB, 409_600);
+    const parsed = parseDiskmonDirs(diskmonValue('/b/ram', GiB, 409_600));
+    expect(parsed.error).toBeUndefined();
+    expect(parsed.entries.slice(0, 2)).toMatchObject([
+      { action: 'STOPTASKS', dir: '/b/ram', minSpace: t.stopSpace, minInodes: t.stopInodes },
+      { action: 'HALT', dir: '/b/ram', minSpace: t.haltSpace, minInodes: t.haltInodes },
+    ]);
+  });
+
+  it('takes G/M/K in any case, bare bytes, an empty threshold, ABORT as HALT, and blanks between entries', () => {
+    expect(parseDiskmonSize('1g')).toBe(GiB);
+    expect(parseDiskmonSize('100K')).toBe(102_400);
+    expect(parseDiskmonSize('1500')).toBe(1500);
+    const parsed = parseDiskmonDirs('  ABORT,/t,,1K \n\tWARN,/d,5M  ');
+    expect(parsed).toEqual({
+      entries: [
+        { text: 'ABORT,/t,,1K', action: 'HALT', dir: '/t', minInodes: 1024 },
+        { text: 'WARN,/d,5M', action: 'WARN', dir: '/d', minSpace: 5 * MiB },
+      ],
+    });
+  });
+
+  it('refuses what BitBake refuses (and then runs with no disk monitor at all)', () => {
+    for (const bad of ['0', '1.5G', '01M', '-1M', '1T', 'G'])
+      expect(parseDiskmonSize(bad), bad).toBeUndefined();
+    expect(parseDiskmonDirs('STOPTASKS,/t,0,100K').error).toMatch(/disk space 0/);
+    expect(parseDiskmonDirs('STOPTASKS,/t,,').error).toMatch(/neither/);
+    expect(parseDiskmonDirs('STOP,/t,1G').error).toMatch(/unknown action STOP/);
+    expect(parseDiskmonDirs('STOPTASKS,/t').error).toMatch(/not ACTION,DIR/);
+    expect(parseDiskmonDirs('HALT,/t,1G,1.5K').error).toMatch(/inode count 1.5K/);
   });
 });
 
