@@ -3,6 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { DiskMonitor } from './diskmon.js';
 import { taskSeconds as taskDuration } from './durations.js';
 import { applySetscene, applyTask, type EffectContext, SharedAreaOverlap } from './effects.js';
 import { formatBuildName, formatDatetime, formatSstateSummary, formatTasksSummary } from './formats.js';
@@ -63,13 +64,33 @@ export function recipesForBuild(s: Scenario, n: number): ScenarioRecipe[] {
   });
 }
 
-/** Runs an effect; sstate's refusal to overwrite a shared area becomes the task's error text. */
+const STRERROR: Record<string, [number, string]> = {
+  ENOSPC: [28, 'No space left on device'],
+  EDQUOT: [122, 'Disk quota exceeded'],
+  EROFS: [30, 'Read-only file system'],
+  EACCES: [13, 'Permission denied'],
+  EIO: [5, 'Input/output error'],
+};
+
+/** A failed write as a Python task reports it: `OSError: [Errno 28] No space left on device: '<path>'`. */
+export function writeErrorText(err: NodeJS.ErrnoException): string {
+  const [no, text] = STRERROR[err.code ?? ''] ?? [Math.abs(err.errno ?? 0), err.code ?? 'error'];
+  return `OSError: [Errno ${no}] ${text}${err.path ? `: '${err.path}'` : ''}`;
+}
+
+/**
+ * Runs an effect; what BitBake would report as the task's failure becomes its error text:
+ * sstate's refusal to overwrite a shared area, or any write error (ENOSPC on a full tmpfs).
+ */
 function attempt(effect: () => void): string | undefined {
   try {
     effect();
     return undefined;
   } catch (err) {
     if (err instanceof SharedAreaOverlap) return err.message;
+    if (err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string') {
+      return writeErrorText(err as NodeJS.ErrnoException);
+    }
     throw err;
   }
 }
@@ -139,16 +160,36 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
   const failSet = new Set((scenario.fail ?? []).map((f) => `${f.pn}:${f.task}`));
   const records: TaskRecord[] = [];
   const failed: string[] = [];
-  const aborted = () => opts.signal?.aborted === true;
+  const aborted = () => opts.signal?.aborted === true || diskHalt;
 
   writeConsoleHeader(log, cfg, scenario);
   log.progress('Initialising tasks...');
   log.line(formatSstateSummary(plan.counts));
   log.line('NOTE: Executing Tasks');
 
+  // The disk monitor: checked each heartbeat; its ERROR lines make the build return 1.
+  let errorLines = 0;
+  const report = (lines: string[]) => {
+    for (const l of lines) {
+      if (l.startsWith('ERROR:')) errorLines++;
+      log.line(l);
+    }
+  };
+  const dm = cfg.diskmon ? DiskMonitor.create(cfg.diskmon.dirs, cfg.diskmon.warnInterval) : undefined;
+  if (dm) report(dm.lines);
+  let diskStop = false;
+  let diskHalt = false;
+  const heartbeat = () => {
+    const c = dm?.monitor?.check();
+    if (!c) return;
+    report(c.lines);
+    diskStop ||= c.stop;
+    diskHalt ||= c.halt;
+  };
+
   const inPlan = (mode: string) =>
     [...plan.closure].map((id) => graph.get(id)!).filter((g) => plan.modes.get(g.id) === mode);
-  type J = { id: string; duration: number; g: GraphTask; startedAt?: number };
+  type J = { id: string; duration: number; g: GraphTask; startedAt?: number; startError?: string };
   const job = (g: GraphTask, d: number): J => ({ id: g.id, duration: d * (0.9 + rnd() * 0.2), g });
 
   // Setscene phase: not scheduler-ordered; graph order, at most BB_NUMBER_THREADS at once.
@@ -167,19 +208,23 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
           `NOTE: Running setscene task ${++sqNo} of ${sq.length} (${tidOf(cfg, r, j.g.task)}_setscene)`,
         );
         log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}_setscene: Started`);
-        io.startTask(r, `${j.g.task}_setscene`);
+        j.startError = attempt(() => io.startTask(r, `${j.g.task}_setscene`));
         appendEvent(eventLog, 'bb.runqueue.sceneQueueTaskStarted', rnd);
       },
       end: (j, t) => {
         const r = j.g.recipe;
         const before = bytesWritten();
-        const refused = attempt(() => applySetscene(ctx, r, j.g.task, hashOf(j.id)));
+        const refused =
+          j.startError ??
+          attempt(() => {
+            applySetscene(ctx, r, j.g.task, hashOf(j.id));
+            writeStamp(stampBaseOf(cfg, r), j.g.task, hashOf(j.id), true);
+          });
         if (refused) {
           failTask(r, `${j.g.task}_setscene`, refused, bytesWritten() - before);
           records.push(record(j.g, true, j.startedAt!, t, 'failed'));
           return false;
         }
-        writeStamp(stampBaseOf(cfg, r), j.g.task, hashOf(j.id), true);
         io.endTask(r, `${j.g.task}_setscene`, true, bytesWritten() - before);
         log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}_setscene: Succeeded`);
         records.push(record(j.g, true, j.startedAt!, t, 'passed'));
@@ -187,11 +232,12 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
       },
       released: () => [],
       // BitBake would run the real task, whose sstate install is refused the same way: stop here.
-      halted: () => failed.length > 0,
+      halted: () => failed.length > 0 || diskStop,
       aborted,
+      heartbeat,
     },
   );
-  if (!aborted()) log.line('NOTE: Setscene tasks completed');
+  if (!aborted() && !diskStop) log.line('NOTE: Setscene tasks completed');
 
   // Real phase: speed or completion order, dependencies first.
   const real = inPlan('real').concat(inPlan('noexec'));
@@ -202,7 +248,7 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
   let taskNo = skipped;
   let halted = false;
   const running = new Map<string, J>();
-  if (!aborted() && failed.length === 0) {
+  if (!aborted() && !diskStop && failed.length === 0) {
     vt = await runJobs(
       real.filter((g) => waiting.get(g.id) === 0).map((g) => job(g, taskSeconds(g))),
       cfg.threads,
@@ -218,17 +264,21 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
           log.line(`NOTE: Running ${kind} ${++taskNo} of ${plan.closure.size} (${tidOf(cfg, r, j.g.task)})`);
           if (j.g.noexec) return;
           log.line(`NOTE: recipe ${io.pf(r)}: task ${j.g.task}: Started`);
-          io.startTask(r, j.g.task);
+          j.startError = attempt(() => io.startTask(r, j.g.task));
           appendEvent(eventLog, 'bb.runqueue.runQueueTaskStarted', rnd);
         },
         end: (j, t) => {
           const r = j.g.recipe;
           running.delete(j.id);
           const before = bytesWritten();
-          let error = failSet.has(j.id) ? 'oe_runmake failed' : undefined;
-          if (!j.g.noexec && !error) error = attempt(() => applyTask(ctx, r, j.g.task, hashOf(j.id)));
+          let error = j.startError ?? (failSet.has(j.id) ? 'oe_runmake failed' : undefined);
+          if (!error) {
+            error = attempt(() => {
+              if (!j.g.noexec) applyTask(ctx, r, j.g.task, hashOf(j.id));
+              writeStamp(stampBaseOf(cfg, r), j.g.task, hashOf(j.id), false);
+            });
+          }
           const ok = error === undefined;
-          if (ok) writeStamp(stampBaseOf(cfg, r), j.g.task, hashOf(j.id), false);
           const written = bytesWritten() - before;
           if (!j.g.noexec && error === undefined) {
             io.endTask(r, j.g.task, true, written);
@@ -236,6 +286,10 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
           } else if (!j.g.noexec && error !== undefined) {
             failTask(r, j.g.task, error, written);
             if (!opts.continueOnFail) halted = true;
+          } else if (error !== undefined) {
+            // a noexec task whose stamp could not be written: the cooker's own error
+            report([`ERROR: ${error}`]);
+            halted = true;
           }
           records.push(record(j.g, false, j.startedAt!, t, ok ? 'passed' : 'failed'));
           return ok;
@@ -251,28 +305,37 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
           }
           return out;
         },
-        halted: () => halted,
+        halted: () => halted || diskStop,
         aborted,
+        heartbeat,
       },
       vt,
     );
   }
   const interrupted = aborted();
   if (interrupted) {
-    log.line(`NOTE: Sending SIGTERM to remaining ${running.size} tasks`);
+    if (running.size > 0) log.line(`NOTE: Sending SIGTERM to remaining ${running.size} tasks`);
     for (const j of running.values()) records.push(record(j.g, false, j.startedAt!, vt, 'interrupted'));
   }
   const ended = new Date();
   const elapsed = (ended.getTime() - started.getTime()) / 1000;
   io.endBuild(elapsed);
-  log.line(formatTasksSummary(plan.closure.size, skipped, failed.length));
-  if (failed.length > 0 || interrupted) {
+  // BitBake counts the tasks it got to (skipped ones included), not the whole run queue.
+  const attempted = skipped + records.filter((r) => !r.setscene && r.status !== 'interrupted').length;
+  log.line(formatTasksSummary(attempted, skipped, failed.length));
+  if (failed.length > 0 || opts.signal?.aborted) {
     opts.out(`Summary: ${failed.length} task${failed.length === 1 ? '' : 's'} failed:`);
     for (const f of failed) opts.out(`  ${f}`);
   }
+  if (errorLines > 0) {
+    // knotty's footer (terminal only): an ERROR message alone makes the build return 1.
+    opts.out(
+      `Summary: There ${errorLines === 1 ? 'was 1 ERROR message' : `were ${errorLines} ERROR messages`}, returning a non-zero exit code.`,
+    );
+  }
   appendEvent(eventLog, 'bb.event.BuildCompleted', rnd);
   return {
-    exitCode: failed.length > 0 || interrupted ? 1 : 0,
+    exitCode: failed.length > 0 || interrupted || errorLines > 0 ? 1 : 0,
     records,
     buildName,
     consoleLog: log.path,

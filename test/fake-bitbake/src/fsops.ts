@@ -37,6 +37,12 @@ export function writeBytes(file: string, size: number): void {
       left -= n;
       written += n;
     }
+  } catch (err) {
+    // write(2) errors carry no path; the task's error message names the file, as Python's does
+    if (err instanceof Error && (err as NodeJS.ErrnoException).path === undefined) {
+      (err as NodeJS.ErrnoException).path = file;
+    }
+    throw err;
   } finally {
     fs.closeSync(fd);
   }

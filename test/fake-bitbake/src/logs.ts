@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { formatConfigLine } from './formats.js';
+import { appendQuietly } from './taskio.js';
 import type { FakeConfig, Scenario } from './types.js';
 
 export interface ConsoleLog {
@@ -25,7 +26,7 @@ export function openConsoleLog(cfg: FakeConfig, datetime: string, sink: (l: stri
   return {
     path: file,
     line(text) {
-      fs.appendFileSync(file, `${pending}${text}\n`);
+      appendQuietly(file, `${pending}${text}\n`);
       sink(`${pending}${text}`);
       pending = '';
     },
@@ -107,5 +108,5 @@ export function writeEventLogStart(cfg: FakeConfig, datetime: string, rnd: () =>
 }
 
 export function appendEvent(file: string, cls: string, rnd: () => number): void {
-  fs.appendFileSync(file, eventLine(cls, rnd));
+  appendQuietly(file, eventLine(cls, rnd));
 }

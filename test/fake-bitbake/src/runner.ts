@@ -17,8 +17,10 @@ export interface RunnerHooks<J extends Job> {
   released(job: J, ok: boolean): J[];
   /** No new jobs start (a failure without -k); running ones still finish. */
   halted(): boolean;
-  /** Stop now (SIGINT/SIGTERM): running jobs are left unfinished. */
+  /** Stop now (SIGINT/SIGTERM, the disk monitor's HALT): running jobs are left unfinished. */
   aborted(): boolean;
+  /** Once per step of the loop, before new jobs start: BitBake's heartbeat (disk monitor). */
+  heartbeat?(): void;
 }
 
 export async function runJobs<J extends Job>(
@@ -34,6 +36,8 @@ export async function runJobs<J extends Job>(
   const ready = [...initial];
   const running: { job: J; end: number; seq: number }[] = [];
   for (;;) {
+    hooks.heartbeat?.();
+    if (hooks.aborted()) break;
     while (!hooks.halted() && !hooks.aborted() && running.length < slots && ready.length > 0) {
       const job = hooks.pick(ready);
       if (!job) break;

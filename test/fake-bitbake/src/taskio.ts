@@ -49,21 +49,23 @@ export class TaskIo {
 
   endBuild(elapsed: number): void {
     const cpu = 60 + this.rnd() * 35;
-    fs.appendFileSync(path.join(this.bsdir, 'build_stats'), formatBuildStatsEnd(elapsed, cpu));
+    appendQuietly(path.join(this.bsdir, 'build_stats'), formatBuildStatsEnd(elapsed, cpu));
   }
 
+  /** May throw a write error (a full tmpfs): the task is open all the same and fails at its end. */
   startTask(r: ScenarioRecipe, task: string): void {
     this.pid += 1 + Math.floor(this.rnd() * 6);
     const pid = this.pid;
     const now = Date.now();
     const temp = path.join(workdirOf(this.cfg, r), 'temp');
-    fs.mkdirSync(temp, { recursive: true });
+    const logfile = path.join(temp, `log.${task}.${pid}`);
+    this.open.set(`${r.pn}:${task}`, { pid, start: now, logfile });
     const micros = Math.floor(this.rnd() * 1000);
+    fs.mkdirSync(temp, { recursive: true });
     fs.appendFileSync(
       path.join(temp, 'log.task_order'),
       formatTaskOrderLine(new Date(now), micros, task, pid),
     );
-    const logfile = path.join(temp, `log.${task}.${pid}`);
     fs.writeFileSync(logfile, `DEBUG: Executing shell function ${task}\n`);
     relink(path.join(temp, `log.${task}`), `log.${task}.${pid}`);
     fs.writeFileSync(
@@ -74,7 +76,6 @@ export class TaskIo {
     const dir = path.join(this.bsdir, pfOf(r));
     fs.mkdirSync(dir, { recursive: true });
     fs.appendFileSync(path.join(dir, task), formatBuildstatsStart(now / 1000));
-    this.open.set(`${r.pn}:${task}`, { pid, start: now, logfile });
   }
 
   /** Completes the task's files; `written`: the bytes its effects wrote. Returns its log file. */
@@ -88,7 +89,8 @@ export class TaskIo {
     const o = this.open.get(`${r.pn}:${task}`)!;
     this.open.delete(`${r.pn}:${task}`);
     const now = Date.now();
-    fs.appendFileSync(
+    // Best effort, as BitBake's own logging: on a full file system the lines are lost, the build goes on.
+    appendQuietly(
       o.logfile,
       ok
         ? `DEBUG: Shell function ${task} finished\n`
@@ -96,11 +98,11 @@ export class TaskIo {
     );
     const elapsed = (now - o.start) / 1000;
     const file = path.join(this.bsdir, pfOf(r), task);
-    fs.appendFileSync(
+    appendQuietly(
       file,
       formatBuildstatsEnd(pfOf(r), task, elapsed, this.usage(elapsed, written), ok, now / 1000),
     );
-    if (!ok) fs.appendFileSync(path.join(this.bsdir, 'build_stats'), formatBuildStatsFailure(pfOf(r), task));
+    if (!ok) appendQuietly(path.join(this.bsdir, 'build_stats'), formatBuildStatsFailure(pfOf(r), task));
     return o.logfile;
   }
 
@@ -147,6 +149,16 @@ function isTmpfs(dir: string): boolean {
   let d = dir;
   while (!fs.existsSync(d) && path.dirname(d) !== d) d = path.dirname(d);
   return fs.statfsSync(d).type === 0x01021994;
+}
+
+/** Appends, ignoring write errors (ENOSPC): logs are not worth failing a build over. */
+export function appendQuietly(file: string, text: string): void {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.appendFileSync(file, text);
+  } catch {
+    // the file system is full or gone
+  }
 }
 
 function relink(link: string, target: string): void {
