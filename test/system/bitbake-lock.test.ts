@@ -1,0 +1,225 @@
+import { symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import {
+  bitbakeProgram,
+  decideLockState,
+  lockHeld,
+  locksOnFile,
+  parseLockPid,
+  parseProcLocks,
+  readLockState,
+  splitDev,
+  waitForLockRelease,
+} from '../../src/system/bitbake-lock.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
+import { tempDir } from '../helpers/exec.js';
+
+const cleanups = cleanupsAfterEach();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('/proc/locks', () => {
+  it('reads pid, hex device and inode of each held lock', () => {
+    const text = [
+      '1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF',
+      '2: POSIX  ADVISORY  READ 29936 fe:00:2148844 128 128',
+      '3: OFDLCK ADVISORY  WRITE -1 00:2d:18446744073709551 0 EOF',
+      '4: FLOCK  ADVISORY  WRITE 30523 103:0a:2146443 0 EOF',
+      '',
+    ].join('\n');
+    expect(parseProcLocks(text)).toEqual([
+      { kind: 'FLOCK', pid: 1234, major: 8, minor: 1, inode: 5678n },
+      { kind: 'POSIX', pid: 29936, major: 254, minor: 0, inode: 2148844n },
+      { kind: 'OFDLCK', pid: -1, major: 0, minor: 45, inode: 18446744073709551n },
+      { kind: 'FLOCK', pid: 30523, major: 259, minor: 10, inode: 2146443n },
+    ]);
+  });
+
+  it('leaves out waiters, leases and delegations: they hold nothing', () => {
+    const text = [
+      '1: FLOCK  ADVISORY  WRITE 30613 fe:00:2201096 0 EOF',
+      '1: -> FLOCK  ADVISORY  WRITE 30700 fe:00:2201096 0 EOF',
+      '2: LEASE  ACTIVE    READ 812 00:1f:99 0 EOF',
+      '3: DELEG  ACTIVE    READ 0 00:1f:98 0 EOF',
+      'garbage',
+    ].join('\n');
+    expect(parseProcLocks(text).map((l) => l.pid)).toEqual([30613]);
+  });
+
+  it("splits st_dev as glibc's major()/minor() do", () => {
+    expect(splitDev(0xfe00n)).toEqual({ major: 254, minor: 0 });
+    expect(splitDev(0x10303n)).toEqual({ major: 259, minor: 3 });
+    // makedev(8, 300): the minor's high bits sit above bit 20.
+    expect(splitDev((8n << 8n) | (300n & 0xffn) | ((300n & ~0xffn) << 12n))).toEqual({
+      major: 8,
+      minor: 300,
+    });
+  });
+
+  it('matches a file by device and inode; by inode alone when no device matches', () => {
+    const locks = parseProcLocks(
+      ['1: FLOCK  ADVISORY  WRITE 10 fe:00:77 0 EOF', '2: FLOCK  ADVISORY  WRITE 11 00:2d:77 0 EOF'].join(
+        '\n',
+      ),
+    );
+    expect(locksOnFile(locks, 0xfe00n, 77n).map((l) => l.pid)).toEqual([10]);
+    expect(locksOnFile(locks, 0x2dn, 77n).map((l) => l.pid)).toEqual([11]);
+    expect(locksOnFile(locks, 0x31n, 77n).map((l) => l.pid)).toEqual([10, 11]);
+    expect(locksOnFile(locks, 0xfe00n, 78n)).toEqual([]);
+  });
+});
+
+describe('the lock file', () => {
+  it('reads the PID with or without host:port', () => {
+    expect(parseLockPid('4242\n')).toBe(4242);
+    expect(parseLockPid('4242 localhost:36001\n')).toBe(4242);
+    expect(parseLockPid('')).toBeUndefined();
+    expect(parseLockPid('x\n')).toBeUndefined();
+  });
+
+  it('knows a BitBake process by its command line', () => {
+    expect(bitbakeProgram(['python3', '/p/bitbake/bin/bitbake-server', 'decafbad', '3'])).toBe(
+      'bitbake-server',
+    );
+    expect(bitbakeProgram(['/usr/bin/python3', '/p/bitbake/bin/bitbake', '-g', 'x'])).toBe('bitbake');
+    expect(bitbakeProgram(['/p/bin/bitbake', 'core-image-minimal'])).toBe('bitbake');
+    expect(bitbakeProgram(['sleep', '30'])).toBeUndefined();
+    expect(bitbakeProgram(['vim', 'bitbake.lock', 'bitbake'])).toBeUndefined();
+  });
+});
+
+describe('deciding held, stale or none', () => {
+  const flock = { kind: 'FLOCK', pid: 900, major: 254, minor: 0, inode: 5n };
+  const server = { alive: true, argv: ['python3', '/b/bin/bitbake-server', 'decafbad'] };
+
+  it('no file: none', () => {
+    expect(decideLockState({ exists: false }).state).toBe('none');
+  });
+
+  it('a lock on the inode wins over a dead PID in the file (a new client, old contents)', () => {
+    const s = decideLockState({ exists: true, text: '4242\n', locks: [flock], process: { alive: false } });
+    expect(s).toEqual({ state: 'held', pid: 900, detail: 'held by pid 900 (FLOCK)' });
+  });
+
+  it('names the server from the file when it is alive', () => {
+    const s = decideLockState({ exists: true, text: '4242\n', locks: [flock], process: server });
+    expect(s).toEqual({
+      state: 'held',
+      pid: 4242,
+      holder: 'bitbake-server',
+      detail: 'held by pid 4242 (bitbake-server)',
+    });
+  });
+
+  it('a live BitBake PID counts without a listed lock (a server removing its file)', () => {
+    expect(decideLockState({ exists: true, text: '4242\n', locks: [], process: server }).state).toBe('held');
+  });
+
+  it('stale: PID gone, PID of another program, zombie, or no PID and no lock', () => {
+    const stale = (text: string, process?: { alive: boolean; argv?: string[] }) =>
+      decideLockState({ exists: true, text, locks: [], ...(process ? { process } : {}), ownerCanOpen: true });
+    expect(stale('4242\n', { alive: false })).toEqual({
+      state: 'stale',
+      pid: 4242,
+      detail: 'pid 4242 gone',
+      ownerCanOpen: true,
+    });
+    expect(stale('4242\n', { alive: true, argv: ['/usr/bin/sleep', '30'] }).detail).toBe(
+      'pid 4242 is sleep, not BitBake',
+    );
+    expect(stale('4242\n', { alive: true, argv: [] }).detail).toBe('pid 4242 exited');
+    expect(stale('4242\n', { alive: true }).detail).toBe('pid 4242 does not lock it');
+    expect(stale('').detail).toBe('no PID in it, no lock on it');
+  });
+
+  it('without /proc/locks: a live PID, or a file with no PID yet, counts as held', () => {
+    expect(decideLockState({ exists: true, text: '4242\n', process: { alive: true } }).state).toBe('held');
+    expect(decideLockState({ exists: true, text: '' }).state).toBe('held');
+    expect(decideLockState({ exists: true, text: '4242\n', process: { alive: false } }).state).toBe('stale');
+  });
+});
+
+describe.runIf(process.platform === 'linux')('on this host', () => {
+  function buildDir(): string {
+    const t = tempDir('rambake-lock-');
+    cleanups.push(t.cleanup);
+    return t.path;
+  }
+
+  /** A PID that surely belongs to no process: a child that has exited. */
+  async function deadPid(): Promise<number> {
+    const p = execa('true');
+    await p;
+    return p.pid ?? 999_999;
+  }
+
+  it('none without the file', () => {
+    expect(readLockState(buildDir())).toEqual({ state: 'none', detail: 'no bitbake.lock' });
+  });
+
+  it('a real flock (flock(1) from util-linux, --no-fork so that killing it releases the lock) is held; once it is released the file is stale', async () => {
+    const topdir = buildDir();
+    const lock = join(topdir, 'bitbake.lock');
+    const dead = await deadPid();
+    writeFileSync(lock, `${dead}\n`);
+    const holder = execa('flock', ['--no-fork', lock, 'sleep', '30'], { reject: false, stdio: 'ignore' });
+    cleanups.push(async () => {
+      holder.kill();
+      await holder;
+    });
+    for (let i = 0; i < 50 && !lockHeld(topdir); i++) await sleep(50);
+    const held = readLockState(topdir);
+    expect(held.state).toBe('held');
+    expect(held.pid).toBe(holder.pid);
+    holder.kill();
+    await holder;
+    expect(readLockState(topdir)).toEqual({
+      state: 'stale',
+      pid: dead,
+      detail: `pid ${dead} gone`,
+      ownerCanOpen: true,
+    });
+    expect(lockHeld(topdir)).toBe(false);
+  });
+
+  it('a live PID that is not BitBake is stale; one whose program is named bitbake is held', async () => {
+    const topdir = buildDir();
+    writeFileSync(join(topdir, 'bitbake.lock'), `${process.pid}\n`);
+    const other = readLockState(topdir);
+    expect(other.state).toBe('stale');
+    expect(other.detail).toMatch(new RegExp(`^pid ${process.pid} is \\S+, not BitBake$`));
+
+    const bitbake = join(topdir, 'bitbake');
+    symlinkSync('/bin/sleep', bitbake);
+    const fake = execa(bitbake, ['30'], { reject: false, stdio: 'ignore' });
+    cleanups.push(async () => {
+      fake.kill();
+      await fake;
+    });
+    writeFileSync(join(topdir, 'bitbake.lock'), `${fake.pid} localhost:36001\n`);
+    await sleep(100); // until exec has replaced the child's command line
+    expect(readLockState(topdir)).toEqual({
+      state: 'held',
+      pid: fake.pid,
+      holder: 'bitbake',
+      detail: `held by pid ${fake.pid} (bitbake)`,
+    });
+    expect(lockHeld(topdir)).toBe(true);
+  });
+
+  it('waits for a held lock to be let go, and gives up at the time limit', async () => {
+    const topdir = buildDir();
+    const lock = join(topdir, 'bitbake.lock');
+    const holder = execa('flock', ['--no-fork', lock, 'sleep', '0.6'], { reject: false, stdio: 'ignore' });
+    cleanups.push(async () => {
+      holder.kill();
+      await holder;
+    });
+    for (let i = 0; i < 50 && !lockHeld(topdir); i++) await sleep(50);
+    expect((await waitForLockRelease(topdir, 50)).state).toBe('held');
+    const after = await waitForLockRelease(topdir, 10_000);
+    expect(after.state).toBe('stale');
+    expect(after.detail).toBe('no PID in it, no lock on it');
+  });
+});
