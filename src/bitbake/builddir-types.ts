@@ -1,6 +1,7 @@
 // The one BuildDir model: every path and setting rambake uses, resolved once, with where
 // each value came from. Produced by `loadBuildDir` (builddir.ts); everything else reads it.
 
+import type { LockState } from '../system/bitbake-lock.js';
 import type { ConfDiagnostic, ConfIO, Location, Statement } from './conf/types.js';
 import type { Layer } from './layers.js';
 
@@ -86,8 +87,10 @@ export interface BuildDir {
   /** Files read, in order. */
   files: string[];
   diagnostics: ConfDiagnostic[];
-  /** A running build holds the server (`bitbake.lock` present). */
+  /** A BitBake server holds `bitbake.lock` (a lock on it, or a live BitBake PID in it). */
   buildRunning: boolean;
+  /** The state of `bitbake.lock` behind buildRunning (a stale file is not a running build). */
+  bitbakeLock?: LockState;
   /** The event log whose `allvariables` line was used, if any. */
   eventLog?: string;
   /**

@@ -9,6 +9,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { ConfSyntaxError } from '../errors.js';
+import { readLockState } from '../system/bitbake-lock.js';
 import { readCpus } from '../system/cpus.js';
 import { askBitbake, bitbakeUser } from './ask-bitbake.js';
 import type { BitbakeEnv } from './bitbake-env.js';
@@ -34,7 +35,10 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
   const bbDefaultThreads = (await readCpus()).bbDefault;
   const notes: string[] = [];
   const fromConf = (name: string) => confVar(config.data, name);
-  const buildRunning = existsSync(join(topdir, 'bitbake.lock'));
+  // Held, not merely present: a server that died leaves the file behind (system/bitbake-lock.ts).
+  const bitbakeLock = readLockState(topdir);
+  const buildRunning = bitbakeLock.state === 'held';
+  if (bitbakeLock.state === 'stale') notes.push(`stale bitbake.lock (${bitbakeLock.detail}): ignored`);
 
   let eventVars: Record<string, { v: string | undefined }> | undefined;
   let eventLog: string | undefined;
@@ -131,6 +135,7 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
     files: config.files,
     diagnostics: config.diagnostics,
     buildRunning,
+    bitbakeLock,
     ...(eventLog ? { eventLog } : {}),
     disagreements,
     notes,
