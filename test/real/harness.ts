@@ -218,7 +218,12 @@ let fallbackRunDir: string | undefined;
 
 /** The run's shared folder from global-setup.ts; a per-process one if that setup did not run. */
 function runDir(): string {
-  const provided = inject('realRunDir') as string | undefined;
+  let provided: string | undefined;
+  try {
+    provided = inject('realRunDir');
+  } catch {
+    // not inside a vitest worker (e.g. a benchmark importing the harness)
+  }
   if (provided) return provided;
   if (!fallbackRunDir) {
     const dir = mkdtempSync(join(tmpdir(), 'rambake-real-'));
@@ -510,11 +515,14 @@ function isMounted(point: string): boolean {
 }
 
 export interface TinyBuildOptions {
-  /** TMPDIR (e.g. a tmpfs from mountTmpfs); default ${TOPDIR}/tmp. */
+  /** TMPDIR, writable by the build user (e.g. a folder on a tmpfs from mountTmpfs); default ${TOPDIR}/tmp. */
   tmpdir?: string;
   /** Text appended to the generated local.conf (it wins over the offline settings). */
   local?: string;
-  /** Extra files for the build's copy of the tiny layer: path inside the layer → text. */
+  /**
+   * Extra files for the build's copy of the tiny layer: path inside the layer → text. The layer
+   * parses .bb files at recipes-<group>/<name>/<file>.bb, e.g. `recipes-tiny/extra/extra_1.0.bb`.
+   */
   recipes?: Record<string, string>;
   /** Size of the giant recipe's file in MiB (GIANT_MB; the recipe's default is 8). */
   giantMb?: number;
