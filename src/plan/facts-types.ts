@@ -56,4 +56,6 @@ export interface BuildFacts {
   managedBlock?: { file: string; lines: string[]; intact: boolean };
   /** `${SSTATE_MANIFESTS}` holds manifests (the records of who installed what into DEPLOY_DIR). */
   manifestsPresent?: boolean;
+  /** The mount and statfs of each folder BB_DISKMON_DIRS names, by its resolved path. */
+  diskmonDirs?: Record<string, PathFacts>;
 }

@@ -10,6 +10,7 @@ import { readInotifyLimits } from '../system/inotify.js';
 import { readMeminfo } from '../system/meminfo.js';
 import { findMount, type MountEntry, readMountinfo, resolveExistingPath } from '../system/mounts.js';
 import { tmpfsSizeBytes } from '../system/tmpfs-size.js';
+import { diskmonDirPaths } from './check-diskmon.js';
 import type { BuildFacts, HostFacts, MountFacts, PathFacts, PathKey } from './facts-types.js';
 import { findBlock } from './managed-block.js';
 
@@ -84,10 +85,13 @@ export async function readBuildFacts(bd: BuildDir): Promise<BuildFacts> {
     entries(bd.paths.sstateManifests),
   ]);
   const managedBlock = await readManagedBlock(bd);
+  const diskmonPaths = diskmonDirPaths(bd);
+  const diskmonFacts = await Promise.all(diskmonPaths.map((d) => describePath(d, mounts, host.memTotal)));
   return {
     host,
     paths,
     ...(managedBlock ? { managedBlock } : {}),
+    diskmonDirs: Object.fromEntries(diskmonFacts.map((f) => [f.path, f])),
     deployHasFiles: deploy.some((e) => e !== 'licenses'),
     manifestsPresent: manifests.some((e) => e.startsWith('manifest-')),
     tmp: toMountFacts(findMount(mounts, '/tmp'), host.memTotal),

@@ -6,6 +6,7 @@ import type { BuildDir } from '../bitbake/builddir-types.js';
 import type { Statement } from '../bitbake/conf/types.js';
 import { formatBytes } from '../report/format.js';
 import { checkManagedBlock } from './check-block.js';
+import { checkDiskmon } from './check-diskmon.js';
 import type { BuildFacts, MountFacts, PathKey } from './facts-types.js';
 import type { Finding } from './findings.js';
 
@@ -31,6 +32,7 @@ export function checkHazards(bd: BuildDir, facts: BuildFacts): Finding[] {
     ...checkDeployOutlivesTmpdir(bd, facts),
     ...checkHost(bd, facts),
     ...checkManagedBlock(bd, facts),
+    ...checkDiskmon(bd, facts),
   ];
 }
 
