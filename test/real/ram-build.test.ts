@@ -1,0 +1,78 @@
+// The whole RAM build on the real BitBake, as a user runs it: `sudo rambake apply` on a build
+// whose local.conf pins TMPDIR to disk, a real build of the tiny layer under `rambake run`
+// (BitBake as the non-root build user), TMPDIR's tmpfs filling while images and buildstats land
+// on disk in rambake-keep/, then `sudo rambake revert`: the conf files byte for byte, the tmpfs
+// gone, and the next build passes with TMPDIR back on disk.
+
+import { existsSync, readdirSync, readFileSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { runRambake } from '../helpers/exec.js';
+import { BUILD_USER, bitbakeBuild, describeRealBuild, makeTinyBuild, realCleanup } from './harness.js';
+
+const envOf = (env: NodeJS.ProcessEnv) =>
+  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+
+describeRealBuild('a RAM build with the real BitBake', () => {
+  it('apply → run → revert → build again', { timeout: 600_000 }, async () => {
+    const build = await makeTinyBuild({ local: 'TMPDIR = "${TOPDIR}/tmp"\n' });
+    const env = envOf(build.env);
+    const ram = join(build.topdir, 'ram');
+    const localBefore = readFileSync(join(build.topdir, 'conf', 'local.conf'));
+    realCleanup(async () => {
+      await runRambake(['-B', build.topdir, '--no-bitbake', 'revert'], { env });
+    });
+
+    // As root: mount and write the block; BitBake (run as the build dir's owner) confirms it.
+    const applied = await runRambake(['-B', build.topdir, '--json', 'apply', '--path', ram, '--size', '1g'], {
+      env,
+      timeout: 180_000,
+    });
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    const report = JSON.parse(applied.stdout);
+    expect(report.mount.status).toBe('mounted');
+    expect(report.effect.bitbake, JSON.stringify(report.effect)).toMatchObject({ confirmed: true });
+    expect(report.conf.diff).toContain(`+TMPDIR:forcevariable = "${ram}"`);
+
+    // The build: rambake watches as root, BitBake runs as the build user (sanity refuses root).
+    const run = await runRambake(
+      [
+        '-B',
+        build.topdir,
+        '--json',
+        'run',
+        '--',
+        '/usr/sbin/runuser',
+        '-u',
+        BUILD_USER,
+        '--',
+        'bitbake',
+        build.target,
+      ],
+      { env, timeout: 480_000 },
+    );
+    expect(run.exitCode, `${run.stderr}\n${run.stdout.slice(-2000)}`).toBe(0);
+    const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+    expect(summary.exitCode).toBe(0);
+    // TMPDIR really was the tmpfs: BitBake's work is there, and the tmpfs holds it.
+    const fs = statfsSync(ram);
+    const used = (fs.blocks - fs.bfree) * fs.bsize;
+    expect(used).toBeGreaterThan(1024 * 1024);
+    expect(existsSync(join(ram, 'stamps'))).toBe(true);
+    expect(existsSync(join(build.topdir, 'tmp', 'stamps'))).toBe(false);
+    // What must outlive the tmpfs is on disk.
+    expect(readdirSync(join(build.topdir, 'rambake-keep', 'buildstats')).length).toBeGreaterThan(0);
+    expect(existsSync(join(build.topdir, 'rambake-keep', 'deploy'))).toBe(true);
+
+    const reverted = await runRambake(['-B', build.topdir, '--json', 'revert'], { env, timeout: 60_000 });
+    expect(reverted.exitCode, reverted.stderr).toBe(0);
+    expect(readFileSync(join(build.topdir, 'conf', 'local.conf')).equals(localBefore)).toBe(true);
+    expect(existsSync(join(build.topdir, 'conf', 'auto.conf'))).toBe(false);
+    expect(existsSync(ram)).toBe(false);
+
+    // BitBake is back on the disk TMPDIR and the build passes (from sstate).
+    const again = await bitbakeBuild(build);
+    expect(again.exitCode, again.stdout.slice(-2000)).toBe(0);
+    expect(existsSync(join(build.topdir, 'tmp', 'stamps'))).toBe(true);
+  });
+});
