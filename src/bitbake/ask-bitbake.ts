@@ -5,26 +5,18 @@
 // BitBake waits behind a running build, so callers ask only when no build holds the server.
 
 import { createHash } from 'node:crypto';
-import { existsSync, promises as fsp, readFileSync, statSync } from 'node:fs';
+import { promises as fsp, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../system/atomic-write.js';
+import { waitForLockRelease } from '../system/bitbake-lock.js';
 import { whichSync } from '../system/which.js';
 import { type BitbakeEnv, parseBitbakeEnv } from './bitbake-env.js';
+import { inheritedEnvironment } from './conf/environment.js';
 
 const CACHE_SCHEMA = 1;
 /** The build's own conf files, whether or not they exist yet (apply may create one). */
 const USER_CONF_NAMES = ['bblayers.conf', 'site.conf', 'auto.conf', 'toolcfg.conf', 'local.conf'];
-/** Environment variables that change what BitBake reads, besides those the conf names. */
-const ENV_KEYS = [
-  'HOME',
-  'BBPATH',
-  'MACHINE',
-  'DISTRO',
-  'BB_ENV_PASSTHROUGH',
-  'BB_ENV_PASSTHROUGH_ADDITIONS',
-];
-
 export interface AskBitbakeOptions {
   topdir: string;
   env: NodeJS.ProcessEnv;
@@ -72,12 +64,12 @@ export async function askBitbake(opts: AskBitbakeOptions): Promise<BitbakeAnswer
   return { ok: true, env, cached: false, seconds: (Date.now() - started) / 1000 };
 }
 
-/** BitBake's server keeps bitbake.lock for a second or two after the command: wait it out. */
+/**
+ * BitBake's server keeps bitbake.lock for a second or two after the command: wait it out (until
+ * it is no longer held; a stale file left by an earlier server is not waited for).
+ */
 async function waitForServerExit(topdir: string, maxMs = 10_000): Promise<void> {
-  const lock = join(topdir, 'bitbake.lock');
-  for (let waited = 0; waited < maxMs && existsSync(lock); waited += 100) {
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitForLockRelease(topdir, maxMs);
 }
 
 function firstError(stdout: string, stderr: string, r: { exitCode?: number | undefined }): string {
@@ -98,8 +90,8 @@ function cacheKey(exe: string, opts: AskBitbakeOptions): string {
     const st = statSync(f, { throwIfNoEntry: false });
     return st ? [f, st.mtimeMs, st.size, st.ino] : [f];
   };
-  const extra = (opts.env.BB_ENV_PASSTHROUGH_ADDITIONS ?? '').split(/\s+/).filter(Boolean);
-  const env = [...ENV_KEYS, ...extra].map((k) => [k, opts.env[k] ?? null]);
+  // What BitBake takes from the environment (its pass-through lists), as the conf reader does.
+  const env = inheritedEnvironment(opts.env).map((v) => [v.name, v.value]);
   const own = USER_CONF_NAMES.map((f) => join(opts.topdir, 'conf', f));
   const files = [...new Set([...own, ...opts.files])];
   return createHash('sha256')

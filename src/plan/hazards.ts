@@ -7,6 +7,7 @@ import type { Statement } from '../bitbake/conf/types.js';
 import { formatBytes } from '../report/format.js';
 import { checkManagedBlock } from './check-block.js';
 import { checkDiskmon } from './check-diskmon.js';
+import { checkBitbakeLock } from './check-lock.js';
 import type { BuildFacts, MountFacts, PathKey } from './facts-types.js';
 import type { Finding } from './findings.js';
 
@@ -32,6 +33,7 @@ export function checkHazards(bd: BuildDir, facts: BuildFacts): Finding[] {
     ...checkDeployOutlivesTmpdir(bd, facts),
     ...checkHost(bd, facts),
     ...checkManagedBlock(bd, facts),
+    ...checkBitbakeLock(bd),
     ...checkDiskmon(bd, facts),
   ];
 }

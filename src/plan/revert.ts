@@ -5,6 +5,7 @@
 import { existsSync, promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UnsafeMountError } from '../errors.js';
+import { waitForLockRelease } from '../system/bitbake-lock.js';
 import { scanTree } from '../system/du.js';
 import { readMountinfo } from '../system/mounts.js';
 import { findHolders, mountAt, unmountTmpfs } from '../system/tmpfs.js';
@@ -147,11 +148,17 @@ export async function revertApply(topdir: string, opts: RevertOptions = {}): Pro
   return report;
 }
 
+/** How long revert waits for a BitBake server that is shutting down to let go of bitbake.lock. */
+const LOCK_WAIT_MS = 5_000;
+
 /** A build that holds the tmpfs must not lose it: bitbake.lock, or any process using a file there. */
 export async function assertUnused(topdir: string, path: string): Promise<void> {
   const lock = join(topdir, 'bitbake.lock');
-  if (existsSync(lock)) {
-    throw new UnsafeMountError(`a build is running (${lock}): not unmounting ${path}`, {
+  // Held, not present: a stale file (dead PID, no lock) never blocks, and a server that is only
+  // shutting down after a command (it keeps the lock 1–2 s) is waited out.
+  const state = await waitForLockRelease(topdir, LOCK_WAIT_MS);
+  if (state.state === 'held') {
+    throw new UnsafeMountError(`a build is running (${lock} ${state.detail}): not unmounting ${path}`, {
       hint: 'wait for it to finish, then run rambake revert again',
     });
   }

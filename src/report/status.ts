@@ -25,7 +25,8 @@ export function renderStatus(r: StatusReport, c: Colors): string[] {
   out.push(`${c.bold('Build directory')}  ${top}  ${c.dim(`(${layout})`)}`);
   if (r.buildDir.sharedSiteConf)
     out.push(`  site.conf is shared by every setup: ${r.buildDir.sharedSiteConf}`);
-  if (r.buildDir.buildRunning) out.push(`  ${c.yellow('a build is running')} (bitbake.lock present)`);
+  if (r.buildDir.buildRunning)
+    out.push(`  ${c.yellow('a build is running')} (a BitBake server holds bitbake.lock)`);
   if (r.buildDir.eventLog) out.push(`  values from the event log ${shortFile(top, r.buildDir.eventLog)}`);
   out.push('', c.bold(`Layers (${r.layers.length})`));
   out.push(

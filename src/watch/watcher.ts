@@ -10,6 +10,7 @@ import type { BuildDir } from '../bitbake/builddir-types.js';
 import type { ConsoleEvent } from '../bitbake/consolelog.js';
 import { splitPF } from '../bitbake/pf.js';
 import { readHostFacts, toMountFacts } from '../plan/facts.js';
+import { lockHeld } from '../system/bitbake-lock.js';
 import { findMount, readMountinfo } from '../system/mounts.js';
 import { workdirOfPath, workSharedId } from './classify.js';
 import { ConsoleFollower } from './console-follow.js';
@@ -156,7 +157,9 @@ export class Watch {
       // the log vanished mid-read (TMPDIR wiped): the next poll resolves it again
     }
     this.ensureWatchers();
-    if (this.buildActive && !existsSync(join(this.bd.topdir, 'bitbake.lock'))) this.lockGoneTicks++;
+    // Held, not present: a killed server leaves a stale file. Costs a stat and one read of
+    // /proc/locks per tick, only while a build is on.
+    if (this.buildActive && !lockHeld(this.bd.topdir)) this.lockGoneTicks++;
     else this.lockGoneTicks = 0;
     // The server went away without a Tasks Summary (killed, crashed): the build is over.
     if (this.lockGoneTicks > 10) this.endBuild(Date.now(), true);
