@@ -12,11 +12,20 @@ import { writeFileAtomic } from '../system/atomic-write.js';
 import { waitForLockRelease } from '../system/bitbake-lock.js';
 import { whichSync } from '../system/which.js';
 import { type BitbakeEnv, parseBitbakeEnv } from './bitbake-env.js';
-import { inheritedEnvironment } from './conf/environment.js';
 
 const CACHE_SCHEMA = 1;
 /** The build's own conf files, whether or not they exist yet (apply may create one). */
 const USER_CONF_NAMES = ['bblayers.conf', 'site.conf', 'auto.conf', 'toolcfg.conf', 'local.conf'];
+/** Environment variables that change what BitBake reads, besides those the conf names. */
+const ENV_KEYS = [
+  'HOME',
+  'BBPATH',
+  'MACHINE',
+  'DISTRO',
+  'BB_ENV_PASSTHROUGH',
+  'BB_ENV_PASSTHROUGH_ADDITIONS',
+];
+
 export interface AskBitbakeOptions {
   topdir: string;
   env: NodeJS.ProcessEnv;
@@ -90,8 +99,8 @@ function cacheKey(exe: string, opts: AskBitbakeOptions): string {
     const st = statSync(f, { throwIfNoEntry: false });
     return st ? [f, st.mtimeMs, st.size, st.ino] : [f];
   };
-  // What BitBake takes from the environment (its pass-through lists), as the conf reader does.
-  const env = inheritedEnvironment(opts.env).map((v) => [v.name, v.value]);
+  const extra = (opts.env.BB_ENV_PASSTHROUGH_ADDITIONS ?? '').split(/\s+/).filter(Boolean);
+  const env = [...ENV_KEYS, ...extra].map((k) => [k, opts.env[k] ?? null]);
   const own = USER_CONF_NAMES.map((f) => join(opts.topdir, 'conf', f));
   const files = [...new Set([...own, ...opts.files])];
   return createHash('sha256')
