@@ -12,20 +12,11 @@ import { writeFileAtomic } from '../system/atomic-write.js';
 import { waitForLockRelease } from '../system/bitbake-lock.js';
 import { whichSync } from '../system/which.js';
 import { type BitbakeEnv, parseBitbakeEnv } from './bitbake-env.js';
+import { inheritedEnvironment } from './conf/environment.js';
 
 const CACHE_SCHEMA = 1;
 /** The build's own conf files, whether or not they exist yet (apply may create one). */
 const USER_CONF_NAMES = ['bblayers.conf', 'site.conf', 'auto.conf', 'toolcfg.conf', 'local.conf'];
-/** Environment variables that change what BitBake reads, besides those the conf names. */
-const ENV_KEYS = [
-  'HOME',
-  'BBPATH',
-  'MACHINE',
-  'DISTRO',
-  'BB_ENV_PASSTHROUGH',
-  'BB_ENV_PASSTHROUGH_ADDITIONS',
-];
-
 export interface AskBitbakeOptions {
   topdir: string;
   env: NodeJS.ProcessEnv;
@@ -42,7 +33,10 @@ export type BitbakeAnswer =
   | { ok: true; env: BitbakeEnv; cached: boolean; seconds: number }
   | { ok: false; reason: string };
 
-export async function askBitbake(opts: AskBitbakeOptions): Promise<BitbakeAnswer> {
+export async function askBitbake(asked: AskBitbakeOptions): Promise<BitbakeAnswer> {
+  // BitBake runs in TOPDIR, as after `cd $BUILDDIR`: its PWD (which it imports) says so too, and
+  // the cache does not depend on where rambake was started.
+  const opts = { ...asked, env: { ...asked.env, PWD: asked.topdir } };
   const exe = whichSync('bitbake', opts.env);
   if (exe === undefined) return { ok: false, reason: 'bitbake is not on PATH' };
   const key = cacheKey(exe, opts);
@@ -99,8 +93,8 @@ function cacheKey(exe: string, opts: AskBitbakeOptions): string {
     const st = statSync(f, { throwIfNoEntry: false });
     return st ? [f, st.mtimeMs, st.size, st.ino] : [f];
   };
-  const extra = (opts.env.BB_ENV_PASSTHROUGH_ADDITIONS ?? '').split(/\s+/).filter(Boolean);
-  const env = [...ENV_KEYS, ...extra].map((k) => [k, opts.env[k] ?? null]);
+  // What BitBake takes from the environment (its pass-through lists), as the conf reader does.
+  const env = inheritedEnvironment(opts.env).map((v) => [v.name, v.value]);
   const own = USER_CONF_NAMES.map((f) => join(opts.topdir, 'conf', f));
   const files = [...new Set([...own, ...opts.files])];
   return createHash('sha256')
