@@ -20,6 +20,7 @@ import {
 } from './conf-write.js';
 import { findBlock, removeBlock, unifiedDiff } from './managed-block.js';
 import { renderShellCommand, umountArgv } from './mount-commands.js';
+import { findKeptOutputs, type KeptOutput, type NextBuild, predictNextBuild } from './revert-aftermath.js';
 
 export const REVERT_SCHEMA_VERSION = 1;
 
@@ -51,6 +52,10 @@ export interface RevertReport {
   };
   /** The TMPDIR from before apply, still on disk: its size, for the user to decide. */
   leftOnDisk?: { path: string; bytes: number };
+  /** What the RAM builds left in rambake-keep/ (images, buildstats, logs): only what exists. */
+  kept: KeptOutput[];
+  /** What BitBake does at the next build with TMPDIR back at its old place (needs apply's state). */
+  nextBuild?: NextBuild;
   notes: string[];
 }
 
@@ -71,7 +76,12 @@ export async function revertApply(topdir: string, opts: RevertOptions = {}): Pro
   const isRoot = opts.isRoot ?? process.getuid?.() === 0;
   const state = await readApplyState(topdir);
   const notes: string[] = [];
-  const report: RevertReport = { schemaVersion: REVERT_SCHEMA_VERSION, hadState: state !== undefined, notes };
+  const report: RevertReport = {
+    schemaVersion: REVERT_SCHEMA_VERSION,
+    hadState: state !== undefined,
+    kept: [],
+    notes,
+  };
 
   // Every refusal happens before anything changes.
   const file = await findBlockFile(topdir, state?.conf?.file);
@@ -133,9 +143,6 @@ export async function revertApply(topdir: string, opts: RevertOptions = {}): Pro
       if (!folderRemoved && existsSync(spec.path)) notes.push(`${spec.path} is not empty: left in place`);
     }
     report.mount = { path: spec.path, source: spec.source, status, commands, folderRemoved };
-    if (state.scope === 'workdir' && status === 'unmounted') {
-      notes.push('the work directories are gone but their stamps stay on disk: delete the stamps folder too');
-    }
   }
   if (state && report.mount?.status !== 'commands') await removeApplyState(topdir);
   else if (!state) notes.push('no state file from rambake apply: only the conf block was looked for');
@@ -145,6 +152,16 @@ export async function revertApply(topdir: string, opts: RevertOptions = {}): Pro
     const scan = await scanTree(previous, { workers: 0 }).catch(() => undefined);
     report.leftOnDisk = { path: previous, bytes: scan?.bytes ?? 0 };
   }
+  report.kept = await findKeptOutputs(topdir);
+  // A tmpfs still mounted on the old TMPDIR's own path (not root: unmount commands printed)
+  // hides that folder: it can be judged once unmounted.
+  const hidden = report.mount?.status === 'commands' && previous === state?.mount?.path;
+  if (state?.mount && previous !== undefined && !hidden)
+    report.nextBuild = await predictNextBuild({
+      scope: state.scope,
+      tmpdir: previous,
+      mountPath: state.mount.path,
+    });
   return report;
 }
 

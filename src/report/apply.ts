@@ -2,6 +2,7 @@
 
 import type { ApplyReport } from '../plan/apply.js';
 import type { RevertReport } from '../plan/revert.js';
+import type { KeptOutput } from '../plan/revert-aftermath.js';
 import { formatBytes } from './format.js';
 
 /** Plain text: what changed (or would), then what the user still has to do. */
@@ -81,6 +82,41 @@ export function renderRevert(r: RevertReport): string[] {
       `the TMPDIR from before apply is still on disk: ${r.leftOnDisk.path} (${formatBytes(r.leftOnDisk.bytes)}), not removed`,
     );
   }
+  lines.push(...renderKept(r.kept));
+  if (r.nextBuild) lines.push('', `next build: ${r.nextBuild.text}`);
   for (const note of r.notes) lines.push(`note: ${note}`);
+  return lines;
+}
+
+const KEPT_NAMES: Record<KeptOutput['kind'], string> = {
+  images: 'images',
+  deploy: 'the rest of deploy',
+  buildstats: 'buildstats',
+  'console-logs': 'console logs',
+  'event-logs': 'event logs',
+};
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const KEPT_COUNTS: Record<KeptOutput['kind'], (n: number) => string> = {
+  images: (n) => plural(n, 'machine'),
+  deploy: (n) => plural(n, 'entry', 'entries'),
+  buildstats: (n) => plural(n, 'build'),
+  'console-logs': (n) => plural(n, 'log'),
+  'event-logs': (n) => plural(n, 'log'),
+};
+
+/** rambake-keep/: what the RAM builds left there, one line each, and what it means now. */
+function renderKept(kept: KeptOutput[]): string[] {
+  if (kept.length === 0) return [];
+  const width = Math.max(...kept.map((k) => KEPT_NAMES[k.kind].length));
+  const lines = ['', "the RAM builds' output, kept on disk (BitBake no longer writes there):"];
+  for (const k of kept)
+    lines.push(
+      `  ${KEPT_NAMES[k.kind].padEnd(width)}  ${k.path}  ${formatBytes(k.bytes)} (${KEPT_COUNTS[k.kind](k.count)})`,
+    );
+  if (kept.some((k) => k.kind === 'images' || k.kind === 'deploy'))
+    lines.push(
+      '  before a later rambake apply, move rambake-keep/deploy aside: a fresh tmpfs has no sstate manifests for its files, and BitBake refuses to install over them',
+    );
   return lines;
 }

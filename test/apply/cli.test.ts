@@ -162,6 +162,7 @@ describe('text rendering', () => {
         folderRemoved: true,
       },
       leftOnDisk: { path: '/b/tmp', bytes: 3 * 2 ** 30 },
+      kept: [],
       notes: [],
     });
     expect(lines[0]).toBe('/b/conf/auto.conf: removed (rambake had created it)');
