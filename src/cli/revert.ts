@@ -9,7 +9,9 @@ import { addTableOptions } from './plan.js';
 export function registerRevert(program: Command): void {
   const cmd = program
     .command('revert')
-    .description('undo rambake apply: cut the managed block out, unmount the tmpfs when nothing uses it');
+    .description(
+      "undo rambake apply: cut the managed block out, unmount the tmpfs when nothing uses it, say where the RAM builds' images, buildstats and logs are and what the next build does",
+    );
   addTableOptions(cmd, 'revert').action(async (flags: { force?: boolean }, command: Command) => {
     const { out, flags: globals } = setup(command);
     const { topdir } = findBuildDir({

@@ -126,6 +126,8 @@ export interface AfterRevert {
   mountPath: string;
 }
 
+const counted = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 /** What the old TMPDIR holds now, and so what BitBake does with it at the next build. */
 export async function predictNextBuild(a: AfterRevert): Promise<NextBuild> {
   const { tmpdir } = a;
@@ -151,7 +153,7 @@ export async function predictNextBuild(a: AfterRevert): Promise<NextBuild> {
     return {
       ...base,
       state: 'stale-stamps',
-      text: `TMPDIR ${tmpdir} stayed on disk with its ${stamps.count} stamps and ${manifests} sstate-control manifests, but the work directories were on the tmpfs (${a.mountPath}) and go with it: BitBake trusts a stamp whether or not its work directory exists, so tasks whose output is gone would not run again (recipes not cleaned by rm_work, RM_WORK_EXCLUDE ones). Delete ${join(tmpdir, 'stamps')} before the next build: setscene tasks then restore from SSTATE_DIR what the build needs`,
+      text: `TMPDIR ${tmpdir} stayed on disk with its ${counted(stamps.count, 'stamp')} and ${counted(manifests, 'sstate-control manifest')}, but the work directories were on the tmpfs (${a.mountPath}) and go with it: BitBake trusts a stamp whether or not its work directory exists, so tasks whose output is gone would not run again (recipes not cleaned by rm_work, RM_WORK_EXCLUDE ones). Delete ${join(tmpdir, 'stamps')} before the next build: setscene tasks then restore from SSTATE_DIR what the build needs`,
     };
   }
   if (stamps.count === 0) {
@@ -169,6 +171,6 @@ export async function predictNextBuild(a: AfterRevert): Promise<NextBuild> {
   return {
     ...base,
     state: 'before-apply',
-    text: `TMPDIR is ${tmpdir} again, as it was before apply: ${stamps.count} stamps${when}, ${manifests} sstate-control manifests. The next build trusts those stamps: a task whose signature has not changed since does not run again; a task that changed since (the RAM builds ran it) is restored from SSTATE_DIR by its setscene task, which first removes the older output through sstate-control's manifests; only tasks without an object run. ${join(tmpdir, 'deploy')} holds that older build's output until then`,
+    text: `TMPDIR is ${tmpdir} again, as it was before apply: ${counted(stamps.count, 'stamp')}${when}, ${counted(manifests, 'sstate-control manifest')}. The next build trusts those stamps: a task whose signature has not changed since does not run again; a task that changed since (the RAM builds ran it) is restored from SSTATE_DIR by its setscene task, which first removes the older output through sstate-control's manifests; only tasks without an object run. ${join(tmpdir, 'deploy')} holds that older build's output until then`,
   };
 }

@@ -102,7 +102,7 @@ describe('what BitBake does at the next build', () => {
       manifests: 1,
       newestStamp: when.toISOString(),
     });
-    expect(next.text).toContain('2 stamps, the newest from 2026-12-01 08:30 UTC, 1 sstate-control manifests');
+    expect(next.text).toContain('2 stamps, the newest from 2026-12-01 08:30 UTC, 1 sstate-control manifest.');
     expect(next.text).toContain('restored from SSTATE_DIR by its setscene task');
   });
 
