@@ -209,7 +209,7 @@ describeReal('conf differential: rambake against bitbake -e', () => {
 
   afterAll(() => {
     console.log(
-      `conf differential (seed ${SEED}): ${counts.cases} cases, ${counts.agreements} agreements, ${counts.marked} marked (needsBitBake, hash server socket), ${counts.defaulted} unset in BitBake with its default shown by rambake, ${counts.disagreements} disagreements`,
+      `conf differential (seed ${SEED}): ${outcomes.length} BitBake runs, ${outcomes.reduce((n, o) => n + (o.input.cases?.length ?? 0), 0)} generated configurations; ${counts.cases} comparisons (values and accept/reject decisions), ${counts.agreements} agreements, ${counts.marked} marked (needsBitBake, hash server socket), ${counts.defaulted} unset in BitBake with its default shown by rambake, ${counts.disagreements} disagreements`,
     );
   });
 
