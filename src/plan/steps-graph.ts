@@ -1,17 +1,34 @@
 // The task graph of a target for `steps` and `plan --predict`: `bitbake -g TARGET` when BitBake
-// is on PATH and no build holds the server (run in a temp folder, so nothing lands in TOPDIR or
-// TMPDIR), else a rough graph rebuilt from the recorded task order.
+// is on PATH and no build holds the server, else a rough graph rebuilt from the recorded task
+// order.
+//
+// `bitbake -g` runs in a private temp folder: its server writes pn-buildlist, task-depends.dot
+// (and pyshtables.py when BitBake's own lib/bb/pysh is not writable) into the folder bitbake was
+// started in, and a user's own copies in TOPDIR must not be overwritten. BitBake's own state
+// still goes to TOPDIR (bitbake.lock, bitbake.sock, hashserve.sock while it runs;
+// bitbake-cookerdaemon.log, cache/, TMPDIR, SSTATE_DIR's folder), found through BBPATH.
+// The catch, in BitBake 2.15.2 (lib/bb/server/process.py): at exit the server drops its flock,
+// then looks for `bitbake.lock` relative to its working folder and, not finding it there
+// ("Lockfile directory gone, exiting"), returns without taking the lock again to remove the
+// file: TOPDIR keeps a stale bitbake.lock. A symlink `bitbake.lock` → TOPDIR/bitbake.lock in
+// the temp folder lets it find the lock, so it removes it as it does when started in TOPDIR;
+// and the folder is removed only once the server has let go of the lock.
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { SimTask } from '../analyze/peak.js';
+import { bitbakeUser } from '../bitbake/ask-bitbake.js';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import { type DepGraphFiles, readDepGraph } from '../bitbake/taskdepends.js';
+import { waitForLockRelease } from '../system/bitbake-lock.js';
 import type { History } from './steps-history.js';
 
 export type GraphSource = 'task-depends.dot' | 'recorded';
+
+/** The server keeps the lock 1–2 s after the client exits; this is the most rambake waits. */
+const RELEASE_WAIT_MS = 20_000;
 
 /** Runs `bitbake -g target`; undefined (with the reason in notes) when it cannot. */
 export async function generateDepGraph(
@@ -19,19 +36,26 @@ export async function generateDepGraph(
   target: string,
   notes: string[],
   env: NodeJS.ProcessEnv = process.env,
+  releaseWaitMs = RELEASE_WAIT_MS,
 ): Promise<DepGraphFiles | undefined> {
   if (bd.buildRunning) {
     notes.push('a build holds bitbake.lock: the task graph comes from the recorded run instead');
     return undefined;
   }
+  // BBPATH names this build dir, whatever the shell had: BitBake finds TOPDIR (and its lock)
+  // through it. As root, BitBake runs as TOPDIR's owner (its sanity check refuses root).
+  const run = bitbakeUser(bd.topdir, { ...env, BUILDDIR: bd.topdir, BBPATH: bd.topdir });
   const cwd = await mkdtemp(join(tmpdir(), 'rambake-graph-'));
   try {
+    await symlink(join(bd.topdir, 'bitbake.lock'), join(cwd, 'bitbake.lock'));
+    if (run.user) await chown(cwd, run.user.uid, run.user.gid);
     const r = await execa('bitbake', ['-g', target], {
       cwd,
-      env: { ...env, BUILDDIR: bd.topdir, BBPATH: env.BBPATH ?? bd.topdir },
+      env: run.env,
       reject: false,
       stdin: 'ignore',
       timeout: 15 * 60_000,
+      ...(run.user ?? {}),
     });
     if (r.failed || r.exitCode !== 0) {
       const why =
@@ -44,8 +68,19 @@ export async function generateDepGraph(
     notes.push(`bitbake -g ${target}: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   } finally {
-    await rm(cwd, { recursive: true, force: true });
+    await releaseFolder(bd.topdir, cwd, releaseWaitMs, notes);
   }
+}
+
+/** Waits for the server to let go of the lock, then removes the temp folder in any case. */
+async function releaseFolder(topdir: string, cwd: string, waitMs: number, notes: string[]): Promise<void> {
+  const lock = await waitForLockRelease(topdir, waitMs);
+  if (lock.state === 'held') {
+    notes.push(
+      `bitbake.lock is still ${lock.detail} ${Math.round(waitMs / 1000)} s after bitbake -g: removed its folder ${cwd} anyway, so that server may leave a stale bitbake.lock (BitBake takes it over at its next start)`,
+    );
+  }
+  await rm(cwd, { recursive: true, force: true });
 }
 
 /** Typical seconds of a task name, for tasks the recorded builds did not run. */

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { readApplyState, statePath } from '../../src/plan/conf-write.js';
 import { BLOCK_BEGIN } from '../../src/plan/managed-block.js';
 import { mountArgv, umountArgv } from '../../src/plan/mount-commands.js';
 import { revertApply } from '../../src/plan/revert.js';
+import { lockHeld } from '../../src/system/bitbake-lock.js';
 import { mountTmpfs, unmountTmpfs } from '../../src/system/tmpfs.js';
 import { copyExample } from '../helpers/exec.js';
 
@@ -141,10 +143,22 @@ describe('apply and revert, without mounting (not root)', () => {
     expect(report.notes.join('\n')).toMatch(/full is not empty/);
   });
 
-  it('refuses while a build holds bitbake.lock', async () => {
-    writeFileSync(join(ex.topdir, 'bitbake.lock'), '');
-    const running = await loadBuildDir({ buildDir: ex.topdir, sources: { getvar: false, eventlog: false } });
-    await expect(applyPlan(running, testPlan(), { isRoot: false })).rejects.toThrow(/build is running/);
+  it('refuses while a build holds bitbake.lock (a real flock, as BitBake takes it), not for a stale file', async () => {
+    const lock = join(ex.topdir, 'bitbake.lock');
+    writeFileSync(lock, '');
+    const load = () => loadBuildDir({ buildDir: ex.topdir, sources: { getvar: false, eventlog: false } });
+    const holder = spawn('flock', ['--no-fork', lock, 'sleep', '30'], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 50 && !lockHeld(ex.topdir); i++) await new Promise((r) => setTimeout(r, 50));
+      const running = await load();
+      await expect(applyPlan(running, testPlan(), { isRoot: false })).rejects.toThrow(/build is running/);
+    } finally {
+      holder.kill();
+      await once(holder, 'exit');
+    }
+    const stale = await load();
+    expect(stale.buildRunning).toBe(false);
+    expect(stale.notes).toContain('stale bitbake.lock (no PID in it, no lock on it): ignored');
   });
 
   it('workdir scope: states the costs, sized from sysroots-components', async () => {
