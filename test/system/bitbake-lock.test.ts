@@ -2,6 +2,7 @@ import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { checkHazards } from '../../src/plan/hazards.js';
 import {
   bitbakeProgram,
   decideLockState,
@@ -15,6 +16,7 @@ import {
 } from '../../src/system/bitbake-lock.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { tempDir } from '../helpers/exec.js';
+import { GiB, makeBuildDir, makeFacts, TOPDIR } from '../plan/fixture.js';
 
 const cleanups = cleanupsAfterEach();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -221,5 +223,54 @@ describe.runIf(process.platform === 'linux')('on this host', () => {
     const after = await waitForLockRelease(topdir, 10_000);
     expect(after.state).toBe('stale');
     expect(after.detail).toBe('no PID in it, no lock on it');
+  });
+});
+
+describe('doctor', () => {
+  const lockFindings = (bitbakeLock?: Parameters<typeof decideLockState>[0]) => {
+    const bd = { ...makeBuildDir(), ...(bitbakeLock ? { bitbakeLock: decideLockState(bitbakeLock) } : {}) };
+    return checkHazards(bd, makeFacts({ ram: 64 * GiB, cpus: 8 })).filter((f) =>
+      f.id.includes('bitbake-lock'),
+    );
+  };
+
+  it('reports a stale lock as info: BitBake takes it over at its next start', () => {
+    expect(
+      lockFindings({
+        exists: true,
+        text: '4242\n',
+        locks: [],
+        process: { alive: false },
+        ownerCanOpen: true,
+      }),
+    ).toEqual([
+      {
+        id: 'stale-bitbake-lock',
+        severity: 'info',
+        message:
+          'stale bitbake.lock, pid 4242 gone; BitBake takes it over at its next start and removes it when that server exits',
+        file: `${TOPDIR}/bitbake.lock`,
+        fix: 'nothing to do: rambake ignores it (no server holds it, so removing it by hand is safe too)',
+      },
+    ]);
+  });
+
+  it("warns when BitBake could not open the stale file (another user's, e.g. root's)", () => {
+    const [f] = lockFindings({
+      exists: true,
+      text: '4242\n',
+      locks: [],
+      process: { alive: false },
+      ownerCanOpen: false,
+    });
+    expect(f?.severity).toBe('warning');
+    expect(f?.message).toMatch(/Unable to acquire lock 'Permission denied'/);
+  });
+
+  it('says nothing of a held lock or of none', () => {
+    const flock = { kind: 'FLOCK', pid: 900, major: 254, minor: 0, inode: 5n };
+    expect(lockFindings({ exists: true, text: '', locks: [flock] })).toEqual([]);
+    expect(lockFindings({ exists: false })).toEqual([]);
+    expect(lockFindings()).toEqual([]);
   });
 });
