@@ -161,7 +161,7 @@ export async function predictNextBuild(a: AfterRevert): Promise<NextBuild> {
     return {
       ...base,
       state: 'empty',
-      text: `TMPDIR is ${tmpdir} again and holds no stamps: the RAM builds' stamps, sstate-control and parse cache went with the tmpfs. The next build ${cache ? 'reads the parse cache left there (re-parsing what changed since)' : 'parses every recipe again'}, then restores each task that has an object in SSTATE_DIR with its setscene task instead of running it (the RAM builds wrote their objects there, and TMPDIR is not in task signatures, so they match); only tasks without an object run. Images are restored into ${join(tmpdir, 'deploy')} when you build them again`,
+      text: `TMPDIR is ${tmpdir} again and holds no stamps: the RAM builds' stamps, sstate-control and parse cache went with the tmpfs. The next build ${cache ? 'reads the parse cache left there (re-parsing what changed since)' : 'parses every recipe again'}, then restores each task that has an object in SSTATE_DIR with its setscene task instead of running it (the RAM builds wrote their objects there, and TMPDIR is not in task signatures, so they match); only tasks without an object run, such as do_rm_work, which cleans what setscene put back into each work dir. Images are restored into ${join(tmpdir, 'deploy')} when you build them again`,
     };
   }
   const when =
@@ -171,6 +171,6 @@ export async function predictNextBuild(a: AfterRevert): Promise<NextBuild> {
   return {
     ...base,
     state: 'before-apply',
-    text: `TMPDIR is ${tmpdir} again, as it was before apply: ${counted(stamps.count, 'stamp')}${when}, ${counted(manifests, 'sstate-control manifest')}. The next build trusts those stamps: a task whose signature has not changed since does not run again; a task that changed since (the RAM builds ran it) is restored from SSTATE_DIR by its setscene task, which first removes the older output through sstate-control's manifests; only tasks without an object run. ${join(tmpdir, 'deploy')} holds that older build's output until then`,
+    text: `TMPDIR is ${tmpdir} again, as it was before apply: ${counted(stamps.count, 'stamp')}${when}, ${counted(manifests, 'sstate-control manifest')}. The next build trusts those stamps: a task whose signature has not changed since does not run again; a task that changed since (the RAM builds ran it) is restored from SSTATE_DIR by its setscene task, which first removes the older output through sstate-control's manifests; only tasks without an object run (such as do_rm_work). ${join(tmpdir, 'deploy')} holds that older build's output until then`,
   };
 }

@@ -109,10 +109,11 @@ const KEPT_COUNTS: Record<KeptOutput['kind'], (n: number) => string> = {
 function renderKept(kept: KeptOutput[]): string[] {
   if (kept.length === 0) return [];
   const width = Math.max(...kept.map((k) => KEPT_NAMES[k.kind].length));
+  const pathWidth = Math.max(...kept.map((k) => k.path.length));
   const lines = ['', "the RAM builds' output, kept on disk (BitBake no longer writes there):"];
   for (const k of kept)
     lines.push(
-      `  ${KEPT_NAMES[k.kind].padEnd(width)}  ${k.path}  ${formatBytes(k.bytes)} (${KEPT_COUNTS[k.kind](k.count)})`,
+      `  ${KEPT_NAMES[k.kind].padEnd(width)}  ${k.path.padEnd(pathWidth)}  ${formatBytes(k.bytes)} (${KEPT_COUNTS[k.kind](k.count)})`,
     );
   if (kept.some((k) => k.kind === 'images' || k.kind === 'deploy'))
     lines.push(
