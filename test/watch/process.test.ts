@@ -107,7 +107,9 @@ describe('rambake run and watch as processes', () => {
       mkdirSync(tmp);
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'rambake-test', tmp]);
       cleanups.push(() => execFileSync('umount', ['-l', tmp]));
-      appendFileSync(join(b.topdir, 'conf', 'local.conf'), `TMPDIR = "${tmp}"\n`);
+      // No disk monitor: the sample distro's STOPTASKS at 1G would stop the build at once, before
+      // anything fills the 2 MiB tmpfs (as the real BitBake does).
+      appendFileSync(join(b.topdir, 'conf', 'local.conf'), `TMPDIR = "${tmp}"\nBB_DISKMON_DIRS = ""\n`);
       const env = { ...buildEnv('small', '0.01'), FAKE_BITBAKE_SIZE_SCALE: '0.05' };
       const r = await execa(
         process.execPath,
