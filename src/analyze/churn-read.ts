@@ -3,7 +3,7 @@
 // build's side evidence from WORKDIR, stamps and SSTATE_DIR, then calls the pure analysis.
 
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
@@ -16,13 +16,14 @@ import {
   analyzeChurn,
   type ChurnBuildInput,
   type ChurnReport,
+  DEFAULT_CHURN_BUILDS,
   PACKAGE_CONSUMERS,
   type PfEvidence,
   type Skipped,
 } from './churn.js';
 
 export interface ChurnOptions {
-  /** How many of the newest builds to analyse (default 5). */
+  /** How many of the newest builds to analyse (default DEFAULT_CHURN_BUILDS). */
   builds?: number;
 }
 
@@ -77,24 +78,45 @@ export async function collectChurn(load: LoadOptions, options: ChurnOptions = {}
 
 /** Churn over a build already loaded (the report reuses the BuildDir it has). */
 export async function churnFor(bd: BuildDir, options: ChurnOptions = {}): Promise<ChurnReport> {
-  const count = Math.max(1, options.builds ?? 5);
+  const count = Math.max(1, options.builds ?? DEFAULT_CHURN_BUILDS);
   const refs = await listBuilds(bd.paths.buildstatsBase);
   const first = Math.max(0, refs.length - count);
-  const window = refs.slice(Math.max(0, first - 1));
-  const logs = matchConsoleLogs(window, await listConsoleLogs(bd.paths.logDir));
+  const window = refs.slice(first);
+  // The context should match logs too: a log is paired only when newer than the build before.
+  const logs = matchConsoleLogs(refs, await listConsoleLogs(bd.paths.logDir)).slice(first);
   const skipped: Skipped[] = [];
+  // Older builds are history only: which PFs their do_rm_work cleaned (one stat per PF).
   const inputs: ChurnBuildInput[] = [];
-  for (const [i, ref] of window.entries()) {
-    const contextOnly = i === 0 && first > 0;
-    const input = await readBuildInput(ref, logs[i]?.path, contextOnly ? [] : skipped);
-    if (contextOnly) input.contextOnly = true;
-    inputs.push(input);
-  }
+  for (const ref of refs.slice(0, first)) inputs.push(await readRmWorkHistory(ref));
+  for (const [i, ref] of window.entries()) inputs.push(await readBuildInput(ref, logs[i]?.path, skipped));
   const last = inputs[inputs.length - 1];
   const evidence = last ? await readEvidence(bd, last) : new Map<string, PfEvidence>();
   const report = analyzeChurn(inputs, bd.paths.buildstatsBase, evidence);
+  report.requestedBuilds = count;
   report.skipped = skipped;
   return report;
+}
+
+/** A build before the window: the PFs whose `do_rm_work` task file says it finished. */
+async function readRmWorkHistory(ref: {
+  name: string;
+  dir: string;
+  startedAt: number;
+}): Promise<ChurnBuildInput> {
+  const pfs = await readdir(ref.dir, { withFileTypes: true }).catch(() => []);
+  const rmWorkRan: string[] = [];
+  for (const pf of pfs.filter((e) => e.isDirectory())) {
+    const text = await readFile(join(ref.dir, pf.name, 'do_rm_work'), 'utf8').catch(() => undefined);
+    if (text !== undefined && /^Status: PASSED/m.test(text)) rmWorkRan.push(pf.name);
+  }
+  return {
+    name: ref.name,
+    startedAt: ref.startedAt,
+    tasks: [],
+    failedSetscene: [],
+    contextOnly: true,
+    rmWorkRan,
+  };
 }
 
 async function readBuildInput(

@@ -14,6 +14,9 @@ import { splitPF } from '../bitbake/pf.js';
 
 export const CHURN_SCHEMA_VERSION = 1;
 
+/** `--builds` when not given. */
+export const DEFAULT_CHURN_BUILDS = 5;
+
 /** do_package's consumers in the same recipe (§11): a real run of one of them uses the restore. */
 export const PACKAGE_CONSUMERS = [
   'do_packagedata',
@@ -24,7 +27,11 @@ export const PACKAGE_CONSUMERS = [
   'do_create_spdx',
 ];
 
-/** Tasks with sstate, in the order the reuse table lists them; others seen as setscene follow. */
+/**
+ * Tasks with sstate, in the order the reuse table lists them. The table's rows come from the
+ * data: these, plus any task seen as setscene in the builds read (do_recipe_qa,
+ * do_create_package_spdx, …), whose real runs are then counted too.
+ */
 export const SSTATE_TASKS = [
   'do_populate_sysroot',
   'do_populate_lic',
@@ -53,8 +60,12 @@ export interface ChurnBuildInput {
   failedSetscene: { pn: string; task: string }[];
   /** The console log reached its Tasks Summary; undefined without a log. */
   finished?: boolean;
-  /** Only as the predecessor of the first analysed build (its rm_work runs), not reported. */
+  /** Only as history for the analysed builds (its rm_work runs), not reported. */
   contextOnly?: boolean;
+  /**
+   * A context build read cheaply: the PFs whose do_rm_work ran, instead of `tasks`.
+   */
+  rmWorkRan?: string[];
 }
 
 /** Side evidence from the file system, true of the newest build only (keyed by PF). */
@@ -135,6 +146,8 @@ export interface Skipped {
 export interface ChurnReport {
   schemaVersion: number;
   buildstatsBase: string;
+  /** `--builds`: how many were asked for; `builds` has fewer when fewer folders exist. */
+  requestedBuilds?: number;
   builds: ChurnBuild[];
   recurring: Recurring[];
   /** Recurring churn was found (the exit code says so). */
@@ -155,11 +168,15 @@ export function analyzeChurn(
   evidence: ReadonlyMap<string, PfEvidence> = new Map(),
 ): ChurnReport {
   const reported: ChurnBuild[] = [];
-  let previous: ChurnBuildInput | undefined;
+  // PFs whose work dir do_rm_work cleaned in the last build that touched their package output:
+  // builds in between that never ran them (a `-c cleansstate` of another recipe) do not count.
+  const cleaned = new Set<string>();
+  const sstateTasks = sstateTasksOf(builds);
   builds.forEach((build, i) => {
     const isLast = i === builds.length - 1;
-    if (!build.contextOnly) reported.push(analyzeBuild(build, previous, isLast ? evidence : new Map()));
-    previous = build;
+    if (!build.contextOnly)
+      reported.push(analyzeBuild(build, cleaned, sstateTasks, isLast ? evidence : new Map()));
+    noteRmWork(cleaned, build);
   });
   const recurring = findRecurring(reported);
   return {
@@ -172,9 +189,26 @@ export function analyzeChurn(
   };
 }
 
+/** After `build`: PFs do_rm_work cleaned join; PFs whose package writes ran for real, uncleaned, leave. */
+function noteRmWork(cleaned: Set<string>, build: ChurnBuildInput): void {
+  const done = build.tasks.filter((t) => t.complete && t.status !== 'FAILED' && !t.setscene);
+  const rm = new Set(build.rmWorkRan ?? done.filter((t) => t.task === 'do_rm_work').map((t) => t.pf));
+  for (const t of done) if (t.task.startsWith('do_package_write_') && !rm.has(t.pf)) cleaned.delete(t.pf);
+  for (const pf of rm) cleaned.add(pf);
+}
+
+/** SSTATE_TASKS in their order, then every other task seen as setscene, by name. */
+function sstateTasksOf(builds: ChurnBuildInput[]): string[] {
+  const seen = new Set<string>();
+  for (const b of builds)
+    for (const t of b.tasks) if (t.setscene && !SSTATE_TASKS.includes(t.task)) seen.add(t.task);
+  return [...SSTATE_TASKS, ...[...seen].sort()];
+}
+
 function analyzeBuild(
   build: ChurnBuildInput,
-  previous: ChurnBuildInput | undefined,
+  cleaned: ReadonlySet<string>,
+  sstateTasks: readonly string[],
   evidence: ReadonlyMap<string, PfEvidence>,
 ): ChurnBuild {
   // A task file with only its start lines never finished: still running, or a setscene task
@@ -204,11 +238,8 @@ function analyzeBuild(
     if (consumers.length > 0) legitimate.push(found);
     else redundant.push({ ...found, cause: likelyCause(pn, tasks, build, ev) });
   }
-  const rmWorkBefore = new Set(
-    (previous?.tasks ?? []).filter((t) => t.task === 'do_rm_work' && t.complete).map((t) => t.pf),
-  );
   const writeSetscene = finished
-    .filter((t) => t.setscene && t.task.startsWith('do_package_write_') && rmWorkBefore.has(t.pf))
+    .filter((t) => t.setscene && t.task.startsWith('do_package_write_') && cleaned.has(t.pf))
     .map((t) => ({ pf: t.pf, pn: splitPF(t.pf).pn, task: `${t.task}_setscene`, ...cost(t) }));
   const byName = (a: { pf: string }, b: { pf: string }) => (a.pf < b.pf ? -1 : a.pf > b.pf ? 1 : 0);
   return {
@@ -225,7 +256,7 @@ function analyzeBuild(
     redundant: redundant.sort(byName),
     legitimate: legitimate.sort(byName),
     writeSetsceneAfterRmWork: writeSetscene.sort(byName),
-    reuse: countReuse(finished),
+    reuse: countReuse(finished, sstateTasks),
   };
 }
 
@@ -259,19 +290,18 @@ function likelyCause(pn: string, tasks: BuildstatsTask[], build: ChurnBuildInput
   };
 }
 
-function countReuse(finished: BuildstatsTask[]): TaskReuse[] {
+function countReuse(finished: BuildstatsTask[], sstateTasks: readonly string[]): TaskReuse[] {
   const counts = new Map<string, TaskReuse>();
   for (const t of finished) {
-    const known = SSTATE_TASKS.includes(t.task);
-    if (!known && !t.setscene) continue;
+    if (!sstateTasks.includes(t.task) && !t.setscene) continue;
     const row = counts.get(t.task) ?? { task: t.task, setscene: 0, real: 0 };
     if (t.setscene) row.setscene++;
     else row.real++;
     counts.set(t.task, row);
   }
   const rank = (task: string) => {
-    const i = SSTATE_TASKS.indexOf(task);
-    return i < 0 ? SSTATE_TASKS.length : i;
+    const i = sstateTasks.indexOf(task);
+    return i < 0 ? sstateTasks.length : i;
   };
   return [...counts.values()].sort((a, b) => rank(a.task) - rank(b.task) || (a.task < b.task ? -1 : 1));
 }

@@ -71,7 +71,15 @@ export async function scanSpace(
   }
   const facts = await readWorkdirFacts(baseWorkdir, stampsDir, groups, workPrefix);
   return analyzeSpace({
-    tmpdir: { path: scan.root, bytes: scan.bytes, inodes: scan.inodes, files: scan.files, dirs: scan.dirs },
+    tmpdir: {
+      path: scan.root,
+      bytes: scan.bytes,
+      inodes: scan.inodes,
+      // A tmpfs reserves an inode for every extra hard link (shmem_link), not only per inode.
+      tmpfsInodes: scan.files + scan.dirs,
+      files: scan.files,
+      dirs: scan.dirs,
+    },
     baseWorkdir,
     workPrefix,
     groups,

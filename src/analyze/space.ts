@@ -54,8 +54,12 @@ export interface SpaceReport {
   schemaVersion: number;
   /** ISO time of the scan. */
   scannedAt: string;
-  /** `bytes` equals `du -sB1 <path>`; `inodes` counts each hard-linked inode once. */
-  tmpdir: { path: string; bytes: number; inodes: number; files: number; dirs: number };
+  /**
+   * `bytes` equals `du -sB1 <path>`; `inodes` counts each hard-linked inode once;
+   * `tmpfsInodes` is what a tmpfs charges against nr_inodes for these names: every folder and
+   * every link of every other entry (`df -i` on a tmpfs holding only TMPDIR: this + its root).
+   */
+  tmpdir: { path: string; bytes: number; inodes: number; tmpfsInodes: number; files: number; dirs: number };
   baseWorkdir: string;
   /** TMPDIR's entries (work, work-shared, sysroots-components, deploy, …), biggest first. */
   top: ({ name: string } & Usage)[];

@@ -1,6 +1,8 @@
 // One table for every flag: it drives commander, --help, and the README's options list
 // (a test checks that the README names each one).
 
+import { DEFAULT_CHURN_BUILDS } from '../analyze/churn.js';
+
 export interface OptionSpec {
   flags: string;
   description: string;
@@ -87,7 +89,7 @@ export const OPTIONS: OptionSpec[] = [
     flags: '--builds <n>',
     description: 'how many of the newest builds (buildstats folders) to analyse',
     scope: ['churn'],
-    defaultValue: '5',
+    defaultValue: String(DEFAULT_CHURN_BUILDS),
   },
   { flags: '--save <file>', description: 'write the TMPDIR scan as JSON to this file', scope: ['space'] },
   {

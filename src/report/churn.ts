@@ -15,6 +15,13 @@ export function renderChurn(r: ChurnReport, c: Colors): string[] {
   const out: string[] = [];
   if (r.builds.length === 0) {
     out.push(`No builds in ${r.buildstatsBase} (buildstats is off, or nothing was built yet).`);
+  } else if (r.requestedBuilds !== undefined && r.builds.length < r.requestedBuilds) {
+    out.push(
+      c.yellow(
+        `${r.builds.length} of the ${r.requestedBuilds} builds asked for are in ${r.buildstatsBase}: the older buildstats folders are gone (TMPDIR emptied, or BUILDSTATS_BASE moved)`,
+      ),
+      '',
+    );
   }
   for (const b of r.builds) out.push(...renderBuild(b, c), '');
   out.push(c.bold('Recurring churn (do_package_setscene redundant in 2 or more builds)'));

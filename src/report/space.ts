@@ -14,7 +14,7 @@ const signed = (n: number) => (n > 0 ? `+${formatBytes(n)}` : formatBytes(n));
 export function renderSpace(r: SpaceReport, c: Colors, comparison?: SpaceComparison): string[] {
   const t = r.tmpdir;
   const out = [
-    `${c.bold('TMPDIR')}  ${t.path}  ${formatBytes(t.bytes)}, ${formatCount(t.inodes)} inodes (${formatCount(t.files)} files, ${formatCount(t.dirs)} folders)`,
+    `${c.bold('TMPDIR')}  ${t.path}  ${formatBytes(t.bytes)}, ${formatCount(t.tmpfsInodes)} inodes on a tmpfs (${formatCount(t.inodes)} distinct + ${formatCount(t.tmpfsInodes - t.inodes)} extra hard links; ${formatCount(t.files)} files, ${formatCount(t.dirs)} folders)`,
   ];
   out.push(
     ...indent(

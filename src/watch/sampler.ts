@@ -132,12 +132,7 @@ export class Sampler {
       if (base === undefined) this.cleanBase.set(key, b);
       else if (b > base + REFILL_BYTES) grew.push(key);
     }
-    // Every dir still holding space, with its latest size; cleaned ones only when re-measured.
-    const workdirs: Record<string, number> = {};
-    for (const e of states.entries.values()) {
-      const b = this.bytes.get(e.id.key);
-      if (b !== undefined && (e.state !== 'cleaned' || e.id.key in measured)) workdirs[e.id.key] = b;
-    }
+    const workdirs = this.liveSizes(states, measured);
     this.history.push({ t, usedBytes: fs.usedBytes, totalBytes: fs.totalBytes, workdirs: measured });
     if (this.history.length > HISTORY) this.history.shift();
     const result: SampleResult = { fs, workdirs, grew };
@@ -146,6 +141,39 @@ export class Sampler {
     if (fs.totalBytes > 0 && (freeBytes < FULL_BYTES || (fs.totalInodes > 0 && freeInodes === 0)))
       result.full = `TMPDIR's file system is full: ${freeBytes} bytes and ${freeInodes} inodes free`;
     return result;
+  }
+
+  /**
+   * Sizes one dir now, outside the backoff and the budget (the watcher calls it once per recipe
+   * and build, as do_rm_work starts); the result is a whole sample.
+   */
+  async measureNow(
+    key: string,
+    path: string,
+    states: WorkdirStates,
+  ): Promise<Omit<TimelineSample, 'type'> | undefined> {
+    const t = Date.now();
+    const started = this.clock();
+    const scan = await scanTree(path, { workers: 0 });
+    const took = this.clock() - started;
+    this.scans++;
+    this.scanMs += took;
+    this.scannedAt.set(key, t);
+    if (scan.errors.some((e) => e.path === scan.root)) return undefined;
+    this.bytes.set(key, scan.bytes);
+    const fs = this.statTmpdir() ?? this.lastFs;
+    if (!fs) return undefined;
+    return { t, fs, workdirs: this.liveSizes(states, { [key]: scan.bytes }) };
+  }
+
+  /** Every dir still holding space, with its latest size; cleaned ones only when re-measured. */
+  private liveSizes(states: WorkdirStates, measured: Record<string, number>): Record<string, number> {
+    const workdirs: Record<string, number> = {};
+    for (const e of states.entries.values()) {
+      const b = this.bytes.get(e.id.key);
+      if (b !== undefined && (e.state !== 'cleaned' || e.id.key in measured)) workdirs[e.id.key] = b;
+    }
+    return workdirs;
   }
 
   private statTmpdir(): TimelineSample['fs'] | undefined {

@@ -40,8 +40,21 @@ export type WorkdirState =
   | 'stale'
   | 'failed';
 
+/**
+ * Task events read from the log of a build that was running when the watcher started keep
+ * their own time (from buildstats); `replayed` marks those whose time is unknown, timed at the attach.
+ */
 export type TimelineEvent =
-  | { type: 'task-start'; t: number; pf?: string; pn: string; task: string; setscene: boolean; tid?: string }
+  | {
+      type: 'task-start';
+      t: number;
+      pf?: string;
+      pn: string;
+      task: string;
+      setscene: boolean;
+      tid?: string;
+      replayed?: boolean;
+    }
   | {
       type: 'task-end';
       t: number;
@@ -50,6 +63,7 @@ export type TimelineEvent =
       task: string;
       setscene: boolean;
       status: 'succeeded' | 'failed';
+      replayed?: boolean;
     }
   | {
       type: 'workdir-appear' | 'workdir-disappear';

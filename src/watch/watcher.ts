@@ -4,9 +4,10 @@
 // machine and appends everything to the timeline. It writes nothing under TMPDIR.
 
 import { existsSync, type FSWatcher as NodeWatcher, readdirSync, watch as watchDir } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import type { BuildDir } from '../bitbake/builddir-types.js';
+import { buildNameToEpochMs } from '../bitbake/buildstats.js';
 import type { ConsoleEvent } from '../bitbake/consolelog.js';
 import { splitPF } from '../bitbake/pf.js';
 import { readHostFacts, toMountFacts } from '../plan/facts.js';
@@ -15,6 +16,7 @@ import { findMount, readMountinfo } from '../system/mounts.js';
 import { workdirOfPath, workSharedId } from './classify.js';
 import { ConsoleFollower } from './console-follow.js';
 import { findWorkdirs, findWorkShared, inspectWorkdir } from './found.js';
+import { PastTaskTimes } from './past-times.js';
 import { Sampler } from './sampler.js';
 import { type StateChange, type StateInput, WorkdirStates } from './states.js';
 import { SummaryBuilder } from './summary.js';
@@ -36,6 +38,10 @@ export interface WatchOptions {
 }
 
 const POLL_MS = 200;
+/** What BitBake writes into temp/ as do_rm_work starts: its log file (and symlink), its script. */
+const RM_WORK_STARTS = /^(log|run)\.do_rm_work(\.\d+)?$/;
+/** Console-log reads while attaching to a running build (each reads up to 4 MiB). */
+const MAX_CATCH_UP_POLLS = 1000;
 
 export class Watch {
   readonly timelinePath: string;
@@ -56,6 +62,10 @@ export class Watch {
   private buildEndWaiters: (() => void)[] = [];
   private enospc = false;
   private stopped = false;
+  /** Reading the log of a build that ran before the watcher started: events keep their own times. */
+  private pastTimes: PastTaskTimes | undefined;
+  /** Work dirs sized as their do_rm_work started, in this build. */
+  private readonly sizedBeforeRmWork = new Set<string>();
 
   constructor(
     private readonly bd: BuildDir,
@@ -105,14 +115,15 @@ export class Watch {
       ...(this.opts.command ? { command: this.opts.command } : {}),
       ...(Number.isFinite(threads) && threads > 0 ? { bbNumberThreads: threads } : {}),
     });
+    // A running build's log first: recipes with tasks in it are then known as this build's, and
+    // are never taken for folders left by an earlier build.
+    if (this.opts.readCurrentBuild ?? this.bd.buildRunning) this.catchUp();
     const t = Date.now();
     for (const f of findWorkdirs(this.bd.paths.baseWorkdir)) {
       this.paths.set(f.id.key, f.path);
       this.feed({ kind: 'found', t, id: f.id, content: f.content, mtimeMs: f.mtimeMs });
     }
     this.scanShared(t);
-    if (this.buildActive === false && (this.opts.readCurrentBuild ?? this.bd.buildRunning))
-      this.follower.poll();
     await this.sample(true);
     this.timer = setInterval(() => this.tick(), POLL_MS);
   }
@@ -230,8 +241,31 @@ export class Watch {
     }
   }
 
+  /** Reads the console log of the build already running up to its end, with the lines' own times. */
+  private catchUp(): void {
+    this.pastTimes = undefined;
+    this.catchingUp = true;
+    try {
+      for (let i = 0; i < MAX_CATCH_UP_POLLS && this.follower.poll(); i++);
+    } catch {
+      // the log vanished mid-read: the next poll resolves it again
+    } finally {
+      this.catchingUp = false;
+      this.pastTimes = undefined;
+    }
+  }
+
+  private catchingUp = false;
+
   private onBuild(file: string): void {
-    const t = Date.now();
+    let t = Date.now();
+    if (this.catchingUp) {
+      // '20251130142627.log': the UTC time the cooker started this build's log.
+      const named = /^(\d{14})\.log$/.exec(basename(file))?.[1];
+      if (named !== undefined) t = buildNameToEpochMs(named);
+      this.pastTimes = new PastTaskTimes(this.bd.paths.buildstatsBase, t);
+    }
+    this.sizedBeforeRmWork.clear();
     if (this.buildActive) this.endBuild(t, true);
     this.buildActive = true;
     this.lockGoneTicks = 0;
@@ -248,22 +282,43 @@ export class Watch {
   }
 
   private onConsole(e: ConsoleEvent): void {
-    const t = Date.now();
+    const now = Date.now();
     if (e.kind === 'recipe-task') {
       const { pn, pv } = splitPF(e.pf);
       const setscene = e.task.endsWith('_setscene');
       const task = setscene ? e.task.slice(0, -'_setscene'.length) : e.task;
       const arch = this.archOf(pn, pv);
+      // Caught up from before the attach: the task's own time from buildstats, else marked.
+      const past = this.catchingUp
+        ? this.pastTimes?.timeOf(e.pf, e.task, e.state === 'Started' ? 'start' : 'end')
+        : undefined;
+      const t = past ?? now;
+      const replayed = this.catchingUp && past === undefined ? { replayed: true as const } : {};
       const base = { t, pn, pv, task, setscene, ...(arch ? { arch } : {}) };
       if (e.state === 'Started') {
-        this.emit({ type: 'task-start', t, pf: e.pf, pn, task, setscene });
+        this.emit({ type: 'task-start', t, pf: e.pf, pn, task, setscene, ...replayed });
         this.feed({ kind: 'task-start', ...base });
+        // The console line comes late (the UI writes it): temp/ usually told us first.
+        if (task === 'do_rm_work' && !setscene && arch && !this.catchingUp)
+          this.sizeBeforeRmWork(`${arch}/${pn}/${pv}`);
       } else {
         const ok = e.state === 'Succeeded';
-        this.emit({ type: 'task-end', t, pf: e.pf, pn, task, setscene, status: ok ? 'succeeded' : 'failed' });
+        this.emit({
+          type: 'task-end',
+          t,
+          pf: e.pf,
+          pn,
+          task,
+          setscene,
+          status: ok ? 'succeeded' : 'failed',
+          ...replayed,
+        });
         this.feed({ kind: 'task-end', ...base, ok });
       }
-    } else if (e.kind === 'tasks-summary') {
+      return;
+    }
+    const t = now;
+    if (e.kind === 'tasks-summary') {
       this.endBuild(t, false, e.failed > 0 ? 1 : 0);
     } else if ((e.kind === 'message' || e.kind === 'text') && /No space left on device|ENOSPC/.test(e.text)) {
       this.noteEnospc(t, e.text);
@@ -286,7 +341,8 @@ export class Watch {
     const path = this.paths.get(c.id.key) ?? join(this.bd.paths.baseWorkdir, c.id.key);
     this.paths.set(c.id.key, path);
     this.sampler.markDirty(c.id.key, path, c.state);
-    this.watchTemp(c.id.key, path, c.state === 'active');
+    // Kept while the dir waits for do_rm_work: its start is the moment to size the dir.
+    this.watchTemp(c.id.key, path, c.state === 'active' || c.state === 'waiting-rm-work');
     this.emit({
       type: 'workdir-state',
       t: c.t,
@@ -305,7 +361,10 @@ export class Watch {
     const watching = this.tempWatched.get(temp);
     if (busy && !watching && existsSync(temp)) {
       try {
-        const w = watchDir(temp, { persistent: false }, () => this.sampler.markDirty(key, path));
+        const w = watchDir(temp, { persistent: false }, (_event, name) => {
+          this.sampler.markDirty(key, path);
+          if (typeof name === 'string' && RM_WORK_STARTS.test(name)) this.sizeBeforeRmWork(key);
+        });
         w.on('error', () => {
           w.close();
           this.tempWatched.delete(temp);
@@ -318,6 +377,21 @@ export class Watch {
       watching.close();
       this.tempWatched.delete(temp);
     }
+  }
+
+  /**
+   * Sizes a work dir as its do_rm_work starts: the end of its last task, its largest. rm_work
+   * first rewrites the recipe's stamps (a process or two per stamp) and only then deletes, so a
+   * scan started on the first file do_rm_work writes in temp/ is done before anything goes.
+   * Once per recipe and build, whatever the scan budget: O(recipes), never O(files).
+   */
+  private sizeBeforeRmWork(key: string): void {
+    const path = this.paths.get(key);
+    if (path === undefined || this.stopped || this.sizedBeforeRmWork.has(key)) return;
+    this.sizedBeforeRmWork.add(key);
+    void this.sampler.measureNow(key, path, this.states).then((r) => {
+      if (r && !this.stopped) this.emit({ type: 'sample', t: r.t, fs: r.fs, workdirs: r.workdirs });
+    });
   }
 
   private async sample(everything: boolean, final = false): Promise<void> {

@@ -94,3 +94,50 @@ describe('analyzeChurn causes', () => {
     expect(r.recurring).toEqual([]);
   });
 });
+
+describe('write setscene after rm_work, and the reuse rows', () => {
+  const z = 'zlib-1.3.1-r0';
+  const h = 'hello-1.0-r0';
+  const fresh = build('b1', [
+    task(z, 'do_package_write_deb', 1),
+    task(z, 'do_rm_work', 2),
+    task(h, 'do_rm_work', 2),
+  ]);
+  // `bitbake -c cleansstate hello`: no do_rm_work in it.
+  const clean = build('b2', [task(h, 'do_cleansstate', 10)]);
+  const again = build('b3', [
+    task(z, 'do_package_write_deb_setscene', 20),
+    task(z, 'do_recipe_qa_setscene', 20),
+    task(h, 'do_recipe_qa', 21),
+    task(h, 'do_package_write_deb', 22),
+    task(h, 'do_create_package_spdx', 23),
+  ]);
+
+  it('compares with the last build that ran the recipe’s do_rm_work, not the build just before', () => {
+    const r = analyzeChurn([fresh, clean, again], '/bs');
+    expect(r.builds[2]!.writeSetsceneAfterRmWork.map((w) => `${w.pn} ${w.task}`)).toEqual([
+      'zlib do_package_write_deb_setscene',
+    ]);
+  });
+
+  it('reads older builds as rm_work history only', () => {
+    const history = { ...build('b1', []), contextOnly: true, rmWorkRan: [z] };
+    const r = analyzeChurn([history, clean, again], '/bs');
+    expect(r.builds.map((b) => b.name)).toEqual(['b2', 'b3']);
+    expect(r.builds[1]!.writeSetsceneAfterRmWork.map((w) => w.pn)).toEqual(['zlib']);
+  });
+
+  it('a real package write since the rm_work ends it: no later setscene is blamed on it', () => {
+    const rewrite = build('b2', [task(z, 'do_package_write_deb', 10)]);
+    const r = analyzeChurn([fresh, rewrite, again], '/bs');
+    expect(r.builds[2]!.writeSetsceneAfterRmWork).toEqual([]);
+  });
+
+  it('lists every task seen as setscene, with its real runs, in the reuse table', () => {
+    const r = analyzeChurn([fresh, clean, again], '/bs');
+    expect(r.builds[2]!.reuse).toEqual([
+      { task: 'do_package_write_deb', setscene: 1, real: 1 },
+      { task: 'do_recipe_qa', setscene: 1, real: 1 },
+    ]);
+  });
+});
