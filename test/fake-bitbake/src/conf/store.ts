@@ -41,6 +41,20 @@ export function cpuCount(): number {
   return Math.max(1, Math.min(os.availableParallelism(), 64));
 }
 
+/** The few strftime fields bitbake.conf's DATE and TIME use, in UTC. */
+function utcStrftime(format: string, d: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  const fields: Record<string, string> = {
+    Y: String(d.getUTCFullYear()),
+    m: two(d.getUTCMonth() + 1),
+    d: two(d.getUTCDate()),
+    H: two(d.getUTCHours()),
+    M: two(d.getUTCMinutes()),
+    S: two(d.getUTCSeconds()),
+  };
+  return format.replace(/%([YmdHMS%])/g, (_, f: string) => (f === '%' ? '%' : (fields[f] ?? '')));
+}
+
 /** bb.utils.to_boolean, for flags such as [export]. */
 export function toBoolean(v: string | undefined): boolean {
   return v !== undefined && ['1', 'yes', 'y', 'true', 't', 'on'].includes(v.trim().toLowerCase());
@@ -227,6 +241,9 @@ export class Store {
    */
   private knownPython(code: string): string | undefined {
     if (code === 'oe.utils.cpu_count()') return String(cpuCount());
+    // bitbake.conf's DATE and TIME: `time.strftime('%Y%m%d', time.gmtime())`.
+    const clock = /^time\.strftime\(\s*['"]([^'"]*)['"]\s*,\s*time\.gmtime\(\)\s*\)$/.exec(code);
+    if (clock) return utcStrftime(clock[1] ?? '', new Date());
     const getvar = /^d\.getVar\(\s*['"]([\w-]+)['"]\s*\)(?:\s+or\s+(?:''|""))?$/.exec(code);
     if (getvar) return this.get(getvar[1] ?? '') ?? '';
     return undefined;
