@@ -9,11 +9,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect, it } from 'vitest';
-import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { ROOT, runRambake } from '../helpers/exec.js';
-import { bitbakeE, bitbakeEnv, describeReal, makeConfigBuildDir, realTree } from './harness.js';
+import { bitbakeE, bitbakeEnv, describeReal, makeConfigBuildDir, realCleanup, realTree } from './harness.js';
 
-const cleanups = cleanupsAfterEach();
 const DISTRO_LAYER = resolve(ROOT, 'test', 'fixtures', 'real', 'meta-rambake-distro');
 const isRoot = process.getuid?.() === 0;
 
@@ -69,7 +67,7 @@ async function envFor(): Promise<Record<string, string>> {
 
 describeReal('status against bitbake -e', () => {
   for (const [name, c] of Object.entries(CASES)) {
-    it(name, async () => {
+    it(name, { timeout: 120_000 }, async () => {
       const topdir = await buildDir(c);
       const truth = await bitbakeE(topdir);
       if (!truth.ok) throw new Error(`bitbake -e failed: ${truth.stderr || truth.stdout}`);
@@ -87,45 +85,50 @@ describeReal('status against bitbake -e', () => {
 
 describeReal('apply takes effect in BitBake, revert restores it', () => {
   for (const [name, c] of Object.entries(CASES).slice(0, 2)) {
-    it.skipIf(!isRoot)(`${name}: every variable of the block is BitBake's after apply`, async () => {
-      const topdir = await buildDir(c);
-      const env = await envFor();
-      const ram = join(topdir, 'ram');
-      const before = await bitbakeE(topdir);
-      if (!before.ok) throw new Error(before.stderr);
-      const auto = join(topdir, 'conf', 'auto.conf');
-      const autoBefore = existsSync(auto) ? readFileSync(auto) : undefined;
-      const localBefore = readFileSync(join(topdir, 'conf', 'local.conf'));
-      cleanups.push(async () => {
-        await runRambake(['-B', topdir, '--no-bitbake', 'revert'], { env });
-      });
+    it.skipIf(!isRoot)(
+      `${name}: every variable of the block is BitBake's after apply`,
+      { timeout: 300_000 },
+      async () => {
+        const topdir = await buildDir(c);
+        const env = await envFor();
+        const ram = join(topdir, 'ram');
+        const before = await bitbakeE(topdir);
+        if (!before.ok) throw new Error(before.stderr);
+        const auto = join(topdir, 'conf', 'auto.conf');
+        const autoBefore = existsSync(auto) ? readFileSync(auto) : undefined;
+        const localBefore = readFileSync(join(topdir, 'conf', 'local.conf'));
+        // The harness removes the build dir after the test: unmount first (cleanups run newest first).
+        realCleanup(async () => {
+          await runRambake(['-B', topdir, '--no-bitbake', 'revert'], { env });
+        });
 
-      const applied = await runRambake(['-B', topdir, '--json', 'apply', '--path', ram, '--size', '512m'], {
-        env,
-        timeout: 180_000,
-      });
-      expect(applied.exitCode, applied.stderr).toBe(0);
-      const report = JSON.parse(applied.stdout);
-      expect(report.effect.bitbake.confirmed, JSON.stringify(report.effect)).toBe(true);
-      const after = await bitbakeE(topdir);
-      if (!after.ok) throw new Error(after.stderr);
-      expect(after.vars.get('TMPDIR')).toBe(ram);
-      expect(after.vars.get('DEPLOY_DIR')).toBe(join(topdir, 'rambake-keep', 'deploy'));
-      expect(after.vars.get('BUILDSTATS_BASE')).toBe(join(topdir, 'rambake-keep', 'buildstats/'));
-      expect(after.vars.get('INHERIT')?.split(/\s+/)).toContain('rm_work');
-      expect(after.vars.get('BB_DISKMON_DIRS')).toMatch(new RegExp(`^STOPTASKS,${ram},`));
-      const blockThreads = /BB_NUMBER_THREADS(:forcevariable)? = "(\d+)"/.exec(readFileSync(auto, 'utf8'));
-      if (blockThreads) expect(after.vars.get('BB_NUMBER_THREADS')).toBe(blockThreads[2]);
+        const applied = await runRambake(['-B', topdir, '--json', 'apply', '--path', ram, '--size', '512m'], {
+          env,
+          timeout: 180_000,
+        });
+        expect(applied.exitCode, applied.stderr).toBe(0);
+        const report = JSON.parse(applied.stdout);
+        expect(report.effect.bitbake.confirmed, JSON.stringify(report.effect)).toBe(true);
+        const after = await bitbakeE(topdir);
+        if (!after.ok) throw new Error(after.stderr);
+        expect(after.vars.get('TMPDIR')).toBe(ram);
+        expect(after.vars.get('DEPLOY_DIR')).toBe(join(topdir, 'rambake-keep', 'deploy'));
+        expect(after.vars.get('BUILDSTATS_BASE')).toBe(join(topdir, 'rambake-keep', 'buildstats/'));
+        expect(after.vars.get('INHERIT')?.split(/\s+/)).toContain('rm_work');
+        expect(after.vars.get('BB_DISKMON_DIRS')).toMatch(new RegExp(`^STOPTASKS,${ram},`));
+        const blockThreads = /BB_NUMBER_THREADS(:forcevariable)? = "(\d+)"/.exec(readFileSync(auto, 'utf8'));
+        if (blockThreads) expect(after.vars.get('BB_NUMBER_THREADS')).toBe(blockThreads[2]);
 
-      const reverted = await runRambake(['-B', topdir, '--json', 'revert'], { env, timeout: 60_000 });
-      expect(reverted.exitCode, reverted.stderr).toBe(0);
-      expect(readFileSync(join(topdir, 'conf', 'local.conf')).equals(localBefore)).toBe(true);
-      if (autoBefore) expect(readFileSync(auto).equals(autoBefore)).toBe(true);
-      else expect(existsSync(auto)).toBe(false);
-      const back = await bitbakeE(topdir);
-      if (!back.ok) throw new Error(back.stderr);
-      for (const v of ['TMPDIR', 'DEPLOY_DIR', 'BUILDSTATS_BASE', 'BB_DISKMON_DIRS', 'BB_NUMBER_THREADS'])
-        expect(back.vars.get(v), v).toBe(before.vars.get(v));
-    });
+        const reverted = await runRambake(['-B', topdir, '--json', 'revert'], { env, timeout: 60_000 });
+        expect(reverted.exitCode, reverted.stderr).toBe(0);
+        expect(readFileSync(join(topdir, 'conf', 'local.conf')).equals(localBefore)).toBe(true);
+        if (autoBefore) expect(readFileSync(auto).equals(autoBefore)).toBe(true);
+        else expect(existsSync(auto)).toBe(false);
+        const back = await bitbakeE(topdir);
+        if (!back.ok) throw new Error(back.stderr);
+        for (const v of ['TMPDIR', 'DEPLOY_DIR', 'BUILDSTATS_BASE', 'BB_DISKMON_DIRS', 'BB_NUMBER_THREADS'])
+          expect(back.vars.get(v), v).toBe(before.vars.get(v));
+      },
+    );
   }
 });
