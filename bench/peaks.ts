@@ -1,0 +1,97 @@
+// Work-dir peak error on the fake BitBake's sato-like build: the peak `rambake run` records for
+// each work dir against `du -sB1` of that dir at the end of its last task before rm_work.
+// That truth comes from a second build of the same scenario (same seed) without rm_work: its
+// work dirs end the build exactly as the rm_work build's stood when do_rm_work started, but
+// for do_rm_work's own few log files in temp/.
+
+import { appendFileSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { scanTree } from '../src/system/du.js';
+import { copyExample, FAKE_BIN } from '../test/helpers/exec.js';
+import { ENTRY } from '../test/watch/helpers.js';
+import type { BenchRow } from './types.js';
+
+// do_rm_work lasts 0.6 build seconds: 30 ms here, a window shorter than the real one (§5).
+const TIME_SCALE = 0.05;
+
+const env = () => ({
+  PATH: `${FAKE_BIN}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+  NO_COLOR: '1',
+  HOME: process.env.HOME ?? '/root',
+  FAKE_BITBAKE_SCENARIO: 'sato-like',
+  FAKE_BITBAKE_TIME_SCALE: String(TIME_SCALE),
+});
+
+async function truth(): Promise<Map<string, number>> {
+  const copy = copyExample();
+  try {
+    await execa('bitbake', ['core-image-sato'], {
+      cwd: copy.topdir,
+      env: env(),
+      extendEnv: false,
+      reject: false,
+    });
+    const base = join(copy.topdir, 'tmp', 'work');
+    const sizes = new Map<string, number>();
+    for (const arch of existsSync(base) ? readdirSync(base) : [])
+      for (const pn of readdirSync(join(base, arch)))
+        for (const pv of readdirSync(join(base, arch, pn)))
+          sizes.set(`${arch}/${pn}/${pv}`, (await scanTree(join(base, arch, pn, pv), { workers: 0 })).bytes);
+    return sizes;
+  } finally {
+    copy.cleanup();
+  }
+}
+
+async function watched(): Promise<Record<string, number>> {
+  const copy = copyExample();
+  try {
+    appendFileSync(join(copy.topdir, 'conf', 'local.conf'), 'INHERIT += "rm_work"\n');
+    const r = await execa(process.execPath, [ENTRY, 'run', '--json', '--', 'bitbake', 'core-image-sato'], {
+      cwd: copy.topdir,
+      env: env(),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
+    return (
+      JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { workdirPeaks: Record<string, number> }
+    ).workdirPeaks;
+  } finally {
+    copy.cleanup();
+  }
+}
+
+export default async function (): Promise<BenchRow[]> {
+  const [sizes, peaks] = [await truth(), await watched()];
+  const errors: number[] = [];
+  for (const [key, du] of sizes) {
+    const peak = peaks[key];
+    // Work dirs of a few KiB (noexec recipes) carry only temp/: the rm_work logs dominate.
+    if (peak === undefined || du < 1024 * 1024) continue;
+    errors.push(Math.abs(peak - du) / du);
+  }
+  errors.sort((a, b) => a - b);
+  const within = errors.filter((e) => e <= 0.02).length / Math.max(1, errors.length);
+  const worst = errors.at(-1) ?? 0;
+  return [
+    {
+      bench: 'peaks',
+      metric: `work dirs ≥ 1 MiB whose peak is within 2 % of du before rm_work (sato-like, ${errors.length} dirs)`,
+      value: within * 100,
+      unit: '%',
+      goal: '100 %',
+      ok: within === 1,
+    },
+    {
+      bench: 'peaks',
+      metric: 'work-dir peak error vs du before rm_work: median, worst',
+      value: (errors[Math.floor(errors.length / 2)] ?? 0) * 100,
+      reference: worst * 100,
+      unit: '%',
+      goal: '≤ 2 %',
+      ok: worst <= 0.02,
+    },
+  ];
+}
