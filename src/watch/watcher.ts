@@ -169,7 +169,8 @@ export class Watch {
     }
     this.ensureWatchers();
     // Held, not present: a killed server leaves a stale file. Costs a stat and one read of
-    // /proc/locks per tick, only while a build is on.
+    // /proc/locks per tick, only while a build is on (the PID's command line only when no lock
+    // is listed on the file: never for a real BitBake server, which holds a flock).
     if (this.buildActive && !lockHeld(this.bd.topdir)) this.lockGoneTicks++;
     else this.lockGoneTicks = 0;
     // The server went away without a Tasks Summary (killed, crashed): the build is over.
