@@ -12,8 +12,9 @@ import { copyExample, FAKE_BIN } from '../test/helpers/exec.js';
 import { ENTRY } from '../test/watch/helpers.js';
 import type { BenchRow } from './types.js';
 
-// do_rm_work lasts 0.6 build seconds: 30 ms here, a window shorter than the real one (§5).
-const TIME_SCALE = 0.05;
+// do_rm_work lasts 0.6 build seconds: 12 ms between its first file in temp/ and the deletion
+// here, shorter than the real one (rm_work rewrites stamps, a process or two each, first).
+const TIME_SCALE = 0.02;
 
 const env = () => ({
   PATH: `${FAKE_BIN}:${process.env.PATH ?? '/usr/bin:/bin'}`,
