@@ -131,8 +131,9 @@ export function decideLockState(e: LockEvidence): LockState {
 
   const lock = e.locks?.[0];
   if (lock) {
-    // Name the server from the file when it is alive; else the process that took the flock.
-    if (filePid !== undefined && alive) {
+    // Name the server from the file when it is a live BitBake (a reused PID is not); else the
+    // process that took the flock.
+    if (filePid !== undefined && alive && (program !== undefined || argv === undefined)) {
       return {
         state: 'held',
         pid: filePid,

@@ -114,6 +114,15 @@ describe('deciding held, stale or none', () => {
     });
   });
 
+  it('a lock with a reused PID in the file names the process that took the lock', () => {
+    const sleeper = { alive: true, argv: ['sleep', '30'] };
+    expect(decideLockState({ exists: true, text: '4242\n', locks: [flock], process: sleeper })).toEqual({
+      state: 'held',
+      pid: 900,
+      detail: 'held by pid 900 (FLOCK)',
+    });
+  });
+
   it('a live BitBake PID counts without a listed lock (a server removing its file)', () => {
     expect(decideLockState({ exists: true, text: '4242\n', locks: [], process: server }).state).toBe('held');
   });
