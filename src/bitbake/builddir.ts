@@ -78,6 +78,8 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
 
   const vars = {} as Record<BuildVarName, ResolvedVar>;
   for (const name of BUILD_VARS) vars[name] = getVar(name);
+  // Reading those values can fail to expand (a cycle, a runaway chain): BitBake would stop there.
+  for (const d of config.data.diagnostics) if (!config.diagnostics.includes(d)) config.diagnostics.push(d);
   const disagreements = bitbake || eventVars ? compareWithConf(vars, fromConf) : [];
   vars.TOPDIR = { value: topdir, source: 'default', note: `folder above conf/bblayers.conf (${found.how})` };
   fillDefaults(vars, bbDefaultThreads);

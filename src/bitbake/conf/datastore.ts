@@ -2,7 +2,16 @@
 // pending :append/:prepend/:remove) and how a read combines them: override variant, then appends,
 // then prepends, then expansion, then removes. Python `${@…}` is never run.
 
-import { hasInlinePython, listVarRefs, removeWords, replaceVarRefs, splitWords } from './expand.js';
+import {
+  ExpansionStopped,
+  hasInlinePython,
+  listVarRefs,
+  MAX_EXPANDED_LENGTH,
+  MAX_EXPANSION_DEPTH,
+  removeWords,
+  replaceVarRefs,
+  splitWords,
+} from './expand.js';
 import {
   type OverrideRef,
   overrideActive,
@@ -72,17 +81,20 @@ const newEntry = (): VarEntry => ({
 });
 
 export class DataStore {
-  /** Expansion problems found while reading values (cycles), once per variable. */
+  /** Expansion failures found while reading values (cycles, too deep, too long), once per variable. */
   readonly diagnostics: ConfDiagnostic[] = [];
   private readonly vars = new Map<string, VarEntry>();
   private readonly overrideIndex = new Map<string, OverrideRef[]>();
   private readonly log = new Map<string, HistoryEntry[]>();
   private readonly cache = new Map<string, VarValue>();
+  /** Variables whose expansion failed: later reads fail at once instead of redoing the work. */
+  private readonly failed = new Map<string, VarValue>();
+  /** How many expansions are nested right now (getVar inside getVar). */
+  private depth = 0;
   private overridesList: string[] | undefined;
   private computingOverrides = false;
   private readonly expanding = new Set<string>();
   private readonly reported = new Set<string>();
-  private cycleHits = 0;
   /** Variables (and `NAME[flag]`s) that anonymous Python changes at finalisation. */
   private readonly pythonSets = new Map<string, Location>();
   /** Counts reads of Python-changed values, so a value that references one is marked too. */
@@ -105,7 +117,7 @@ export class DataStore {
         break;
       case ':=':
         // BitBake expands under the name `NAME[:=]`, so `A := "${A} x"` reads the current A.
-        value = this.expandValue(st.value, `${name}[:=]`);
+        value = this.expand(st.value, `${name}[:=]`).value;
         break;
       case '+=':
         value = `${current() ?? ''} ${st.value}`;
@@ -212,6 +224,11 @@ export class DataStore {
       if (cached.pythonSetAt) this.pythonHit(cached.pythonSetAt);
       return cached;
     }
+    const failed = this.failed.get(name);
+    if (failed) {
+      if (this.depth > 0) throw new ExpansionStopped(name);
+      return failed;
+    }
     const raw = this.rawValue(name);
     const setByPython = this.pythonSets.get(name);
     if (raw.value === undefined) {
@@ -219,13 +236,17 @@ export class DataStore {
       this.pythonHit(setByPython);
       return { value: '', needsBitBake: true, unresolved: [], pythonSetAt: setByPython };
     }
-    const before = this.cycleHits;
     const pythonBefore = this.pythonHits;
-    let value = this.expandValue(raw.value, name);
-    const active = raw.removes.filter((r) => this.conditionActive(r.condition));
-    if (value && active.length > 0) {
-      const words = new Set(active.flatMap((r) => splitWords(this.expandValue(r.value, name))));
-      value = removeWords(value, words);
+    let value: string;
+    try {
+      value = this.expandValue(raw.value, name);
+      const active = raw.removes.filter((r) => this.conditionActive(r.condition));
+      if (value && active.length > 0) {
+        const words = new Set(active.flatMap((r) => splitWords(this.expandValue(r.value, name))));
+        value = removeWords(value, words);
+      }
+    } catch (err) {
+      return this.failedRead(err, name, raw.value, raw.loc);
     }
     const result = this.finish(value, raw.loc);
     const pythonAt = setByPython ?? (this.pythonHits > pythonBefore ? this.pythonHitAt : undefined);
@@ -234,8 +255,7 @@ export class DataStore {
       result.pythonSetAt = pythonAt;
       this.pythonHit(pythonAt);
     }
-    // A value computed while a cycle was cut short depends on the path that reached it.
-    if (this.cycleHits === before) this.cache.set(name, result);
+    this.cache.set(name, result);
     return result;
   }
 
@@ -249,7 +269,12 @@ export class DataStore {
     const raw = entry?.flags.get(flag) ?? entry?.weakFlags.get(flag);
     const setByPython = this.pythonSets.get(`${name}[${flag}]`);
     if (raw === undefined && setByPython === undefined) return undefined;
-    const result = this.finish(this.expandValue(raw ?? '', `${name}[${flag}]`), undefined);
+    let result: VarValue;
+    try {
+      result = this.finish(this.expandValue(raw ?? '', `${name}[${flag}]`), undefined);
+    } catch (err) {
+      return this.failedRead(err, undefined, raw ?? '', undefined);
+    }
     if (setByPython !== undefined) {
       result.needsBitBake = true;
       result.pythonSetAt = setByPython;
@@ -279,7 +304,11 @@ export class DataStore {
 
   /** Expand `${VAR}` references in any text, repeatedly until stable. */
   expand(text: string, varname?: string): VarValue {
-    return this.finish(this.expandValue(text, varname), undefined);
+    try {
+      return this.finish(this.expandValue(text, varname), undefined);
+    } catch (err) {
+      return this.failedRead(err, undefined, text, undefined);
+    }
   }
 
   /** Every operation on a variable (its override variants and pending operations included). */
@@ -319,20 +348,27 @@ export class DataStore {
     if (this.overridesList) return this.overridesList;
     if (this.computingOverrides) return [];
     this.computingOverrides = true;
+    // OVERRIDES is read as an outermost read even when asked for in the middle of another
+    // expansion: its own failure is recorded, not thrown into the expansion that needed it.
+    const outer = { depth: this.depth, expanding: [...this.expanding] };
+    this.depth = 0;
+    this.expanding.clear();
     try {
       let current: string[] = [];
       for (let round = 0; round < 5; round++) {
         this.overridesList = current;
-        this.cache.clear();
+        this.forget();
         const next = (this.getVar('OVERRIDES')?.value ?? '').split(':');
         if (next.length === current.length && next.every((o, i) => o === current[i])) break;
         current = next;
       }
       this.overridesList = current;
-      this.cache.clear();
+      this.forget();
       return current;
     } finally {
       this.computingOverrides = false;
+      this.depth = outer.depth;
+      for (const name of outer.expanding) this.expanding.add(name);
     }
   }
 
@@ -362,27 +398,80 @@ export class DataStore {
   }
 
   private expandValue(text: string, varname: string | undefined): string {
+    if (this.depth >= MAX_EXPANSION_DEPTH) {
+      const subject = varname ?? text;
+      this.stop(
+        'expansion-limit',
+        subject,
+        `Failure expanding variable ${subject}: references nest more than ${MAX_EXPANSION_DEPTH} deep`,
+        'a shorter chain of ${} references',
+      );
+    }
     if (varname !== undefined) this.expanding.add(varname);
+    this.depth++;
     try {
       let s = text;
       for (let round = 0; round < MAX_EXPANSION_ROUNDS && s.includes('${'); round++) {
-        const next = replaceVarRefs(s, (ref) => this.lookupForExpansion(ref, varname));
+        // Values looked up are already expanded and cached, so a round costs the length of its
+        // result; the cap keeps `A = "${B}${B}"` chains from doubling without end.
+        let length = s.length;
+        const next = replaceVarRefs(s, (ref) => {
+          const value = this.lookupForExpansion(ref, varname);
+          if (value !== undefined) length += value.length - (ref.length + 3); // `${ref}` goes
+          if (length > MAX_EXPANDED_LENGTH) {
+            const subject = varname ?? ref;
+            this.stop(
+              'expansion-limit',
+              subject,
+              `Failure expanding variable ${subject}: the value grows past ${MAX_EXPANDED_LENGTH} characters`,
+              'a value that does not multiply itself through references',
+            );
+          }
+          return value;
+        });
         if (next === s) break;
         s = next;
       }
       return s;
     } finally {
+      this.depth--;
       if (varname !== undefined) this.expanding.delete(varname);
     }
   }
 
   private lookupForExpansion(ref: string, from: string | undefined): string | undefined {
     if (this.expanding.has(ref)) {
-      this.cycleHits++;
-      this.reportCycle(ref, from);
-      return undefined;
+      const through = from && from !== ref ? ` (through ${from})` : '';
+      this.stop(
+        'expansion-cycle',
+        ref,
+        `variable ${ref} references itself${through}`,
+        'a value that does not refer back to its own variable',
+      );
     }
     return this.getVar(ref)?.value;
+  }
+
+  /**
+   * The outermost read of a failed expansion records the failure and answers with the text as
+   * written (BitBake has no value at all: its ExpansionError is fatal); nested reads pass it up.
+   */
+  private failedRead(
+    err: unknown,
+    name: string | undefined,
+    text: string,
+    loc: Location | undefined,
+  ): VarValue {
+    if (!(err instanceof ExpansionStopped)) throw err;
+    const result: VarValue = {
+      value: text,
+      needsBitBake: false,
+      ...(loc ? { loc } : {}),
+      unresolved: listVarRefs(text),
+    };
+    if (name !== undefined) this.failed.set(name, result);
+    if (this.depth > 0) throw err;
+    return result;
   }
 
   private pythonHit(at: Location): void {
@@ -390,18 +479,26 @@ export class DataStore {
     this.pythonHitAt = at;
   }
 
-  private reportCycle(ref: string, from: string | undefined): void {
-    if (this.reported.has(ref)) return;
-    this.reported.add(ref);
-    const loc = this.rawValue(ref).loc;
-    this.diagnostics.push({
-      severity: 'error',
-      code: 'expansion-cycle',
-      message: `variable ${ref} references itself${from && from !== ref ? ` (through ${from})` : ''}`,
-      file: loc?.file ?? '<datastore>',
-      ...(loc ? { line: loc.line } : {}),
-      expected: 'a value that does not refer back to its own variable',
-    });
+  /** Report an expansion failure once per variable (at its assignment) and stop the expansion. */
+  private stop(
+    code: 'expansion-cycle' | 'expansion-limit',
+    subject: string,
+    message: string,
+    expected: string,
+  ): never {
+    if (!this.reported.has(subject)) {
+      this.reported.add(subject);
+      const loc = this.rawValue(subject).loc;
+      this.diagnostics.push({
+        severity: 'error',
+        code,
+        message,
+        file: loc?.file ?? '<datastore>',
+        ...(loc ? { line: loc.line } : {}),
+        expected,
+      });
+    }
+    throw new ExpansionStopped(subject);
   }
 
   private finish(value: string, loc: Location | undefined): VarValue {
@@ -443,8 +540,14 @@ export class DataStore {
   }
 
   private touch(): void {
-    this.cache.clear();
+    this.forget();
     if (!this.computingOverrides) this.overridesList = undefined;
+  }
+
+  /** Drop every computed value: a change to any variable can change any expansion. */
+  private forget(): void {
+    this.cache.clear();
+    this.failed.clear();
   }
 
   private record(name: string, entry: HistoryEntry): void {

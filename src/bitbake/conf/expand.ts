@@ -11,6 +11,22 @@ export function replaceVarRefs(text: string, lookup: (name: string) => string | 
   return text.replace(VAR_REF, (whole: string, name: string) => lookup(name) ?? whole);
 }
 
+/**
+ * Limits on one expansion, so that three hostile lines cannot hang or exhaust memory.
+ * Depth: BitBake itself fails near 240 nested references (Python's recursion limit, "Failure
+ * expanding variable C241 … RecursionError" on BitBake 2.15), so 256 never refuses a conf
+ * BitBake reads. Length: real values (`bitbake -e` over poky) stay under 100 kB; 4 Mi characters
+ * is far above that and far below V8's string limit, which a 30-level doubling chain reaches.
+ */
+export const MAX_EXPANSION_DEPTH = 256;
+export const MAX_EXPANDED_LENGTH = 4 * 1024 * 1024;
+
+/**
+ * Thrown from the innermost failing reference (a cycle, too deep, too long) up to the outermost
+ * read, which records the failure: BitBake stops the whole expansion there too (ExpansionError).
+ */
+export class ExpansionStopped extends Error {}
+
 /** Names of the `${NAME}` references still in `text` (after expansion: the undefined ones). */
 export function listVarRefs(text: string): string[] {
   if (!text.includes('${')) return [];
