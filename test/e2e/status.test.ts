@@ -116,7 +116,7 @@ describe('asking BitBake (bitbake -e)', () => {
     // A lock really held (flock, as BitBake's server holds it) means a build is running.
     const lock = join(ex.topdir, 'bitbake.lock');
     writeFileSync(lock, '12345\n');
-    const holder = execa('flock', [lock, 'sleep', '30'], { reject: false, stdio: 'ignore' });
+    const holder = execa('flock', ['--no-fork', lock, 'sleep', '30'], { reject: false, stdio: 'ignore' });
     cleanups.push(async () => {
       holder.kill();
       await holder;
