@@ -187,7 +187,9 @@ describe('operators', () => {
     expect(conf.store.get('DL_DIR')).toBe('/home/builder/downloads');
     expect(conf.store.isExported('HOME')).toBe(true);
     expect(conf.store.get('SECRET')).toBeUndefined();
-    expect(conf.store.get('BB_DISKMON_DIRS')).toBe(`    STOPTASKS,${topdir}/tmp,1G,100K     HALT,${topdir}/tmp,100M,1K`);
+    expect(conf.store.get('BB_DISKMON_DIRS')).toBe(
+      `    STOPTASKS,${topdir}/tmp,1G,100K     HALT,${topdir}/tmp,100M,1K`,
+    );
     expect(formatEnv(conf)).toMatch(/^# \$P holds Python the fake BitBake cannot evaluate: left out$/m);
     expect(configFromConf(conf).diskmon?.dirs).toContain('STOPTASKS');
   });
