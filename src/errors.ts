@@ -51,3 +51,15 @@ export class UnsafeEditError extends RambakeError {}
 
 /** A request rambake will not carry out as asked (a plan that does not fit, a block that loses). */
 export class RefusedError extends RambakeError {}
+
+/** A file rambake will not read: a FIFO, a device, a kernel (/proc) file, or too large for its kind. */
+export class RefusedFileError extends RambakeError {
+  readonly path: string;
+  /** What is wrong, without the path. */
+  readonly reason: string;
+  constructor(path: string, reason: string) {
+    super(`${path}: ${reason}`, { exitCode: EXIT_USAGE });
+    this.path = path;
+    this.reason = reason;
+  }
+}

@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../system/atomic-write.js';
 import { waitForLockRelease } from '../system/bitbake-lock.js';
+import { readText } from '../system/read-file.js';
 import { whichSync } from '../system/which.js';
 import { type BitbakeEnv, parseBitbakeEnv } from './bitbake-env.js';
 import { inheritedEnvironment } from './conf/environment.js';
@@ -119,7 +120,7 @@ interface CacheFile {
 
 async function readCache(file: string, key: string): Promise<BitbakeEnv | undefined> {
   try {
-    const data = JSON.parse(await fsp.readFile(file, 'utf8')) as CacheFile;
+    const data = JSON.parse((await readText(file, 'index')) ?? '') as CacheFile;
     if (data.schema !== CACHE_SCHEMA || data.key !== key || !Array.isArray(data.vars)) return undefined;
     return { vars: new Map(data.vars), exported: new Set(data.exported) };
   } catch {

@@ -1,6 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { RefusedFileError } from '../errors.js';
+import { type ReadKind, readTextSync } from '../system/read-file.js';
 
 // Pure parsers of buildstats files (meta/classes-global/buildstats.bbclass). A task file grows
 // in two writes: the first two lines when the task starts, the rest when it ends, so a file
@@ -272,9 +274,9 @@ export async function readBuildstatsBuild(
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isFile() && entry.name === 'build_stats')
-      build.buildStats = parseBuildStats(readOrNote(build, path) ?? '');
+      build.buildStats = parseBuildStats(readOrNote(build, path, 'index') ?? '');
     else if (entry.isFile() && entry.name === 'monitor_disk.log')
-      build.monitorDisk = parseMonitorDisk(readOrNote(build, path) ?? '');
+      build.monitorDisk = parseMonitorDisk(readOrNote(build, path, 'index') ?? '');
     else if (entry.isDirectory() && !entry.name.startsWith('reduced_proc'))
       readPfFolder(build, entry.name, options);
     if (performance.now() - sliceStart > sliceMs) {
@@ -304,11 +306,15 @@ function readPfFolder(build: BuildstatsBuild, pf: string, options: ReadBuildstat
   }
 }
 
-// A file may vanish between listing and reading (a build still running, a cleanup).
-function readOrNote(build: BuildstatsBuild, path: string): string | undefined {
+// A file may vanish between listing and reading (a build still running, a cleanup): noted. A
+// FIFO, a device or a /proc file among the records is refused (system/read-file.ts).
+function readOrNote(build: BuildstatsBuild, path: string, kind: ReadKind = 'record'): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    const text = readTextSync(path, kind);
+    if (text === undefined) build.unreadable.push({ path, error: 'vanished while being read' });
+    return text;
   } catch (err) {
+    if (err instanceof RefusedFileError) throw err;
     build.unreadable.push({ path, error: errorText(err) });
     return undefined;
   }

@@ -6,6 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { RefusedFileError } from '../errors.js';
 import { readLines } from './lines.js';
 
 export interface EventLogVariable {
@@ -73,7 +74,9 @@ export async function readAllVariables(path: string): Promise<Record<string, Eve
       },
       { maxLineBytes: MAX_ALLVARIABLES_BYTES },
     );
-  } catch {
+  } catch (err) {
+    // A FIFO or a device in place of an event log is hostile, not torn: refused with one line.
+    if (err instanceof RefusedFileError) throw err;
     return undefined;
   }
   return seen ? found : undefined;

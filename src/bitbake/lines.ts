@@ -3,7 +3,7 @@
 // binary dump), so lines are cut from raw Buffers and a line longer than `maxLineBytes` is
 // dropped and counted instead of being accumulated: memory stays bounded by the cap.
 
-import { createReadStream } from 'node:fs';
+import { openCheckedStream } from '../system/read-file.js';
 
 export interface LineSplitterOptions {
   /** Lines longer than this many bytes are skipped (counted in `skippedLongLines`). */
@@ -129,7 +129,8 @@ export async function readLines(
   options: ReadLinesOptions = {},
 ): Promise<ReadLinesResult> {
   const splitter = new LineSplitter(options);
-  const stream = createReadStream(path, { highWaterMark: options.chunkBytes ?? DEFAULT_CHUNK_BYTES });
+  // A FIFO or a device (a console log linked to /dev/zero) is refused before it is opened.
+  const stream = await openCheckedStream(path, { highWaterMark: options.chunkBytes ?? DEFAULT_CHUNK_BYTES });
   let bytes = 0;
   let stopped = false;
   try {

@@ -4,8 +4,9 @@
 //   '/b/tmp/stamps/core2-64-poky-linux/zlib/1.3.1 /b/tmp/sstate-control/manifest-core2-64-zlib /b/tmp/work/core2-64-poky-linux/zlib/1.3.1'
 //   → { stamp: '…/stamps/…/zlib/1.3.1', manifestPrefix: '…/manifest-core2-64-zlib', workdir: '…/work/…/zlib/1.3.1' }
 
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readText } from '../system/read-file.js';
 
 export interface SstateIndexEntry {
   stamp: string;
@@ -81,7 +82,7 @@ export async function readSstateControl(dir: string): Promise<SstateControl> {
   const indexes = new Map<string, SstateIndex>();
   for (const name of names) {
     if (!name.startsWith('index-') || name.endsWith('.lock')) continue;
-    const text = await readFile(join(dir, name), 'utf8').catch(() => '');
+    const text = (await readText(join(dir, name), 'index')) ?? '';
     indexes.set(name.slice('index-'.length), parseSstateIndex(text));
   }
   const archs = [...indexes.keys()];

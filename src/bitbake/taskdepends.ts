@@ -3,9 +3,9 @@
 // the run queue with one node line per task and one edge line per dependency. Pure parsers
 // plus one reader.
 
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfSyntaxError } from '../errors.js';
+import { readText } from '../system/read-file.js';
 
 export interface DotTask {
   /** `<pn>.<do_task>`, the node name. */
@@ -98,9 +98,10 @@ export interface DepGraphFiles {
 /** Reads both files from the folder `bitbake -g` ran in. */
 export async function readDepGraph(dir: string): Promise<DepGraphFiles> {
   const [dot, list] = await Promise.all([
-    readFile(join(dir, 'task-depends.dot'), 'utf8'),
-    readFile(join(dir, 'pn-buildlist'), 'utf8').catch(() => ''),
+    readText(join(dir, 'task-depends.dot'), 'index'),
+    readText(join(dir, 'pn-buildlist'), 'index').then((t) => t ?? ''),
   ]);
+  if (dot === undefined) throw new Error(`${join(dir, 'task-depends.dot')} was not written`);
   const graph = parseTaskDepends(dot, join(dir, 'task-depends.dot'));
   const pns = list ? parsePnBuildlist(list) : [...new Set([...graph.tasks.values()].map((t) => t.pn))];
   return { graph, pns };

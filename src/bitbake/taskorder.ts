@@ -1,7 +1,7 @@
 // `${T}/log.task_order`: one line per task start in that recipe's work directory.
 // Times are the builder's local time (`%Y%m%d-%H%M%S.%f`), read here in this process's zone.
 
-import { readFile } from 'node:fs/promises';
+import { readText } from '../system/read-file.js';
 
 export interface TaskOrderEntry {
   /** Epoch ms (fractional: microseconds kept). */
@@ -55,10 +55,6 @@ export function parseTaskOrder(text: string): TaskOrder {
 
 /** Reads `<T>/log.task_order`; undefined when the file does not exist (rm_work keeps temp/). */
 export async function readTaskOrder(path: string): Promise<TaskOrder | undefined> {
-  try {
-    return parseTaskOrder(await readFile(path, 'utf8'));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const text = await readText(path, 'record');
+  return text === undefined ? undefined : parseTaskOrder(text);
 }

@@ -3,7 +3,7 @@
 // and without fsync; the result is saved to ${TOPDIR}/rambake/bench-io.json (outside TMPDIR,
 // which may be volatile) so `plan` can cite it.
 
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadBuildDir } from '../bitbake/builddir.js';
@@ -16,6 +16,7 @@ import {
   scratchTmpfs,
 } from '../system/bench-io.js';
 import { readMountFor } from '../system/mounts.js';
+import { readText } from '../system/read-file.js';
 import { nearestExisting } from './facts.js';
 
 export const BENCH_IO_SCHEMA_VERSION = 1;
@@ -158,7 +159,7 @@ async function saveBenchIoResult(topdir: string, result: BenchIoResult): Promise
 /** The last saved result, for `plan` to cite; undefined when there is none or it is unreadable. */
 export async function readBenchIoResult(topdir: string): Promise<BenchIoResult | undefined> {
   try {
-    const v = JSON.parse(await readFile(benchIoFile(topdir), 'utf8')) as BenchIoResult;
+    const v = JSON.parse((await readText(benchIoFile(topdir), 'state')) ?? '') as BenchIoResult;
     return v.schemaVersion === BENCH_IO_SCHEMA_VERSION ? v : undefined;
   } catch {
     return undefined;

@@ -2,12 +2,14 @@
 // never a mix; one backup per file; and a lock so two applies take turns.
 
 import { randomBytes } from 'node:crypto';
-import { constants, promises as fsp } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { promises as fsp } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { UnsafeEditError } from '../errors.js';
 import { syncDir, writeFileAtomic } from '../system/atomic-write.js';
+import { readFileBounded, readText } from '../system/read-file.js';
 import { insertBlock } from './managed-block.js';
 import type { PlanScope } from './sizing-types.js';
+import { parseApplyState } from './state-check.js';
 
 export { syncDir, writeFileAtomic };
 
@@ -27,13 +29,13 @@ export async function removeFileDurably(path: string): Promise<void> {
  */
 export async function backupOnce(path: string): Promise<{ path: string; made: boolean } | undefined> {
   const backup = path + BACKUP_SUFFIX;
-  const text = await fsp.readFile(path).catch(() => undefined);
+  const text = await readFileBounded(path, 'conf');
   if (text === undefined) return undefined;
   if (await exists(backup)) return { path: backup, made: false };
   const mode = (await fsp.stat(path)).mode;
   await writeFileAtomic(backup, text, { mode });
-  const copy = await fsp.readFile(backup);
-  if (!copy.equals(text)) throw new UnsafeEditError(`backup ${backup} differs from ${path}`);
+  const copy = await readFileBounded(backup, 'conf');
+  if (!copy?.equals(text)) throw new UnsafeEditError(`backup ${backup} differs from ${path}`);
   return { path: backup, made: true };
 }
 
@@ -113,7 +115,7 @@ async function removeStaleTemps(dir: string): Promise<void> {
 }
 
 async function readLockPid(lockPath: string): Promise<number | undefined> {
-  const text = await fsp.readFile(lockPath, 'utf8').catch(() => undefined);
+  const text = await readText(lockPath, 'state').catch(() => undefined);
   // `12345\n` → 12345
   const m = text === undefined ? null : /^(\d+)\n?$/.exec(text);
   return m ? Number(m[1]) : undefined;
@@ -169,10 +171,7 @@ export async function planBlockWrite(
   lines: readonly string[],
   force = false,
 ): Promise<BlockWrite> {
-  const before = await fsp.readFile(file, 'latin1').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
+  const before = await readText(file, 'conf', 'latin1');
   const edit = insertBlock(before ?? '', lines.map(toLatin1), { force });
   return { file, before, after: edit.text, changed: edit.changed || before === undefined };
 }
@@ -233,9 +232,10 @@ export interface ApplyState {
 export const statePath = (topdir: string): string => join(topdir, 'rambake', 'state.json');
 
 export async function readApplyState(topdir: string): Promise<ApplyState | undefined> {
-  const text = await fsp.readFile(statePath(topdir), 'utf8').catch(() => undefined);
+  const file = statePath(topdir);
+  const text = await readText(file, 'state');
   if (text === undefined) return undefined;
-  return JSON.parse(text) as ApplyState;
+  return parseApplyState(text, file);
 }
 
 export async function writeApplyState(state: ApplyState): Promise<string> {

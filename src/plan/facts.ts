@@ -1,7 +1,7 @@
 // Gathers, at the edge, what the host and the file systems say about a build's paths.
 
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import { readCpus } from '../system/cpus.js';
@@ -9,6 +9,7 @@ import { statFs } from '../system/fsstat.js';
 import { readInotifyLimits } from '../system/inotify.js';
 import { readMeminfo } from '../system/meminfo.js';
 import { findMount, type MountEntry, readMountinfo, resolveExistingPath } from '../system/mounts.js';
+import { readText } from '../system/read-file.js';
 import { tmpfsSizeBytes } from '../system/tmpfs-size.js';
 import { diskmonDirPaths } from './check-diskmon.js';
 import type { BuildFacts, HostFacts, MountFacts, PathFacts, PathKey } from './facts-types.js';
@@ -75,8 +76,8 @@ export async function readBuildFacts(bd: BuildDir): Promise<BuildFacts> {
   const keys = Object.keys(bd.paths) as PathKey[];
   const described = await Promise.all(keys.map((k) => describePath(bd.paths[k], mounts, host.memTotal)));
   const paths = Object.fromEntries(keys.map((k, i) => [k, described[i]])) as Record<PathKey, PathFacts>;
-  const savedTmpdir = await readFile(join(bd.paths.tmpdir, 'saved_tmpdir'), 'utf8').then(
-    (t) => t.trim(),
+  const savedTmpdir = await readText(join(bd.paths.tmpdir, 'saved_tmpdir'), 'state').then(
+    (t) => t?.trim(),
     () => undefined,
   );
   const entries = (dir: string) => readdir(dir).catch(() => [] as string[]);
@@ -103,7 +104,7 @@ export async function readBuildFacts(bd: BuildDir): Promise<BuildFacts> {
 async function readManagedBlock(bd: BuildDir): Promise<BuildFacts['managedBlock']> {
   for (const file of [bd.confFiles.auto, bd.confFiles.local, bd.confFiles.site]) {
     if (file === undefined) continue;
-    const text = await readFile(file, 'latin1').catch(() => undefined);
+    const text = await readText(file, 'conf', 'latin1');
     const found = text === undefined ? undefined : findBlock(text);
     if (found) return { file, lines: found.lines, intact: found.intact };
   }

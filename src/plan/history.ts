@@ -3,12 +3,12 @@
 // peaks; a watcher killed with -9 leaves none, so the peaks are recomputed from the sample
 // lines, and a torn last line (half written) is skipped.
 
-import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import { type BuildstatsTask, listBuilds, readBuildstatsBuild } from '../bitbake/buildstats.js';
+import { openCheckedStream } from '../system/read-file.js';
 import type { TimelineLine } from '../watch/timeline-types.js';
 import type { CompileRss, History, RunPeak } from './sizing-types.js';
 
@@ -151,7 +151,7 @@ export function mergeWorkdirPeaks(runs: readonly RunPeak[]): Record<string, numb
 export async function readRun(file: string): Promise<RunPeak> {
   const acc = startRun(file);
   const lines = createInterface({
-    input: createReadStream(file, 'utf8'),
+    input: (await openCheckedStream(file)).setEncoding('utf8'),
     crlfDelay: Number.POSITIVE_INFINITY,
   });
   for await (const line of lines) addTimelineLine(acc, line);

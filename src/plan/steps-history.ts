@@ -3,11 +3,12 @@
 // the buildstats of the builds it covered (task times). Reading only; the maths is in
 // analyze/footprint.ts.
 
-import { open, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Footprint, measureFootprint, type TaskSpan, type UsageSample } from '../analyze/footprint.js';
 import { listBuilds, readBuildstatsBuild } from '../bitbake/buildstats.js';
 import { splitPF } from '../bitbake/pf.js';
+import { readText } from '../system/read-file.js';
 import type { TimelineHeader, TimelineLine } from '../watch/timeline-types.js';
 
 export interface RecordedRun {
@@ -78,12 +79,8 @@ export function parseRecordedRun(text: string, file: string): RecordedRun {
 }
 
 export async function readRecordedRun(file: string): Promise<RecordedRun> {
-  const fh = await open(file, 'r');
-  try {
-    return parseRecordedRun(await fh.readFile('utf8'), file);
-  } finally {
-    await fh.close();
-  }
+  // A timeline that vanished since it was listed reads as an empty run.
+  return parseRecordedRun((await readText(file, 'index')) ?? '', file);
 }
 
 export interface TaskTimes {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeConfIO } from '../../src/bitbake/conf/node-io.js';
 import { readBuildConfig } from '../../src/bitbake/conf/reader.js';
-import { ConfSyntaxError } from '../../src/errors.js';
+import { RefusedFileError } from '../../src/errors.js';
 import { memoryConfIO } from './memory-io.js';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/conf');
@@ -239,13 +239,14 @@ describe('nodeConfIO', () => {
     dir = undefined;
   });
 
-  it('reads files, reports missing ones as undefined and unreadable ones as ConfSyntaxError', () => {
+  it('reads files, reports missing ones as undefined and a folder as a refused file', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rambake-conf-'));
     fs.writeFileSync(path.join(dir, 'a.conf'), 'A = "a"\n');
     expect(nodeConfIO.readFile(path.join(dir, 'a.conf'))).toBe('A = "a"\n');
     expect(nodeConfIO.readFile(path.join(dir, 'none.conf'))).toBeUndefined();
     expect(nodeConfIO.isFile(path.join(dir, 'a.conf'))).toBe(true);
     expect(nodeConfIO.isDir(dir)).toBe(true);
-    expect(() => nodeConfIO.readFile(dir!)).toThrow(ConfSyntaxError);
+    expect(() => nodeConfIO.readFile(dir!)).toThrow(RefusedFileError);
+    expect(() => nodeConfIO.readFile(dir!)).toThrow(/a folder, not a regular file/);
   });
 });

@@ -2,7 +2,7 @@
 // the way ConfHandler.include does. File access goes through ConfIO only.
 
 import { posix as path } from 'node:path';
-import { ConfSyntaxError } from '../../errors.js';
+import { ConfSyntaxError, RefusedFileError } from '../../errors.js';
 import type { DataStore } from './datastore.js';
 import { splitWords } from './expand.js';
 import { isBBHandlerFile, parseConf } from './parser.js';
@@ -64,11 +64,16 @@ export function evaluateFile(ctx: EvalContext, file: string, from?: Location): b
   try {
     text = ctx.io.readFile(file);
   } catch (err) {
-    const reason = err instanceof ConfSyntaxError ? err.message : String(err);
+    const reason =
+      err instanceof RefusedFileError
+        ? err.reason
+        : err instanceof ConfSyntaxError
+          ? err.message
+          : String(err);
     ctx.diagnostics.push({
       severity: 'error',
       code: 'unreadable-file',
-      message: `cannot read ${file}: ${reason}`,
+      message: from ? `cannot read ${file}: ${reason}` : `cannot read: ${reason}`,
       file: from?.file ?? file,
       ...(from ? { line: from.line } : {}),
     });
