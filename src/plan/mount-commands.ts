@@ -2,6 +2,7 @@
 // a shell), the same as a copy-pasteable `sudo` line, an /etc/fstab line and a systemd .mount
 // unit. Pure: templates come in as text (readTemplate does the I/O).
 
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,15 @@ export interface MountSpec {
   source: string;
   path: string;
   options: readonly string[];
+}
+
+/**
+ * The tmpfs source name of one build: `rambake-` and 8 hex digits of sha1(TOPDIR). Only apply
+ * mounts with it, and revert unmounts nothing else, whatever state.json (a file in the
+ * user-writable build directory) says.
+ */
+export function tmpfsSourceName(topdir: string): string {
+  return `rambake-${createHash('sha1').update(topdir).digest('hex').slice(0, 8)}`;
 }
 
 /** Refuses what must never be mounted: relative paths, noexec (BitBake runs native tools from TMPDIR). */

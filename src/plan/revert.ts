@@ -8,19 +8,22 @@ import { UnsafeMountError } from '../errors.js';
 import { waitForLockRelease } from '../system/bitbake-lock.js';
 import { scanTree } from '../system/du.js';
 import { readMountinfo } from '../system/mounts.js';
-import { findHolders, mountAt, unmountTmpfs } from '../system/tmpfs.js';
+import { readText } from '../system/read-file.js';
+import { findHolders, unmountTmpfs } from '../system/tmpfs.js';
 import {
   acquireLock,
   BACKUP_SUFFIX,
   readApplyState,
   removeApplyState,
   removeFileDurably,
+  statePath,
   writeApplyState,
   writeFileAtomic,
 } from './conf-write.js';
 import { findBlock, removeBlock, unifiedDiff } from './managed-block.js';
 import { renderShellCommand, umountArgv } from './mount-commands.js';
 import { findKeptOutputs, type KeptOutput, type NextBuild, predictNextBuild } from './revert-aftermath.js';
+import { checkRecordedState, ourMount } from './revert-trust.js';
 
 export const REVERT_SCHEMA_VERSION = 1;
 
@@ -66,7 +69,7 @@ async function findBlockFile(topdir: string, recorded: string | undefined): Prom
   if (recorded !== undefined) return recorded;
   for (const name of CONF_NAMES) {
     const file = join(topdir, 'conf', name);
-    const text = await fsp.readFile(file, 'latin1').catch(() => undefined);
+    const text = await readText(file, 'conf', 'latin1');
     if (text !== undefined && findBlock(text)) return file;
   }
   return undefined;
@@ -85,20 +88,25 @@ export async function revertApply(topdir: string, opts: RevertOptions = {}): Pro
 
   // Every refusal happens before anything changes.
   const file = await findBlockFile(topdir, state?.conf?.file);
-  const before = file === undefined ? undefined : await fsp.readFile(file, 'latin1').catch(() => undefined);
+  const before = file === undefined ? undefined : await readText(file, 'conf', 'latin1');
   const edit = before === undefined ? undefined : removeBlock(before, { force: opts.force === true });
+  // state.json lives in the user-writable build dir: only this build's tmpfs is ever unmounted.
+  if (state) await checkRecordedState(topdir, state, statePath(topdir));
   const mountPath = state?.mount
     ? await fsp.realpath(state.mount.path).catch(() => state.mount!.path)
     : undefined;
-  const entry = mountPath === undefined ? undefined : mountAt(await readMountinfo(), mountPath);
-  const mounted = entry?.fstype === 'tmpfs' && entry.source === state?.mount?.source;
+  const entry =
+    mountPath === undefined
+      ? undefined
+      : ourMount(topdir, await readMountinfo(), mountPath, statePath(topdir));
+  const mounted = entry !== undefined;
   if (mounted && isRoot) await assertUnused(topdir, mountPath!);
 
   if (file !== undefined && before !== undefined && edit) {
     const lock = await acquireLock(dirname(file));
     try {
       // Read again under the lock, so a concurrent apply is not undone halfway.
-      const now = await fsp.readFile(file, 'latin1');
+      const now = (await readText(file, 'conf', 'latin1')) ?? '';
       const cut = removeBlock(now, { force: opts.force === true });
       const deleted = cut.changed && cut.text === '' && state?.conf?.existed === false;
       if (deleted) await removeFileDurably(file);
@@ -131,7 +139,8 @@ export async function revertApply(topdir: string, opts: RevertOptions = {}): Pro
     const status = !mounted ? 'not-mounted' : isRoot ? 'unmounted' : 'commands';
     const commands = status === 'commands' ? [renderShellCommand(['sudo', ...umountArgv(spec.path)])] : [];
     if (status === 'unmounted') {
-      await unmountTmpfs(spec.path, umountArgv(spec.path));
+      // The path verified in mountinfo, not the recorded one (a link there could point elsewhere).
+      await unmountTmpfs(mountPath!, umountArgv(mountPath!));
       notes.push(`the tmpfs at ${spec.path} is gone, and with it everything the builds left there`);
     }
     let folderRemoved = false;
@@ -191,7 +200,7 @@ export async function assertUnused(topdir: string, path: string): Promise<void> 
 /** Drops `<file>.rambake-bak` when the reverted file equals it; else keeps it and says so. */
 async function settleBackup(file: string, reverted: string | undefined): Promise<string | undefined> {
   const backup = file + BACKUP_SUFFIX;
-  const saved = await fsp.readFile(backup, 'latin1').catch(() => undefined);
+  const saved = await readText(backup, 'conf', 'latin1');
   if (saved === undefined) return undefined;
   if (reverted !== undefined && saved === reverted) {
     await removeFileDurably(backup);

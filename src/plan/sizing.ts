@@ -1,7 +1,6 @@
 // `rambake plan`: the sizing model. `planRamBuild` is pure (BuildDir, host facts, history,
 // options → RamPlan, every number with its reason); `makePlan` gathers those inputs.
 
-import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
@@ -17,6 +16,7 @@ import { readBuildFacts } from './facts.js';
 import type { BuildFacts } from './facts-types.js';
 import { readHistory } from './history.js';
 import { findBlock, withoutManagedBlock } from './managed-block.js';
+import { tmpfsSourceName } from './mount-commands.js';
 import { publishedFor } from './published.js';
 import { chooseBudget, GiB, roomFor, tmpfsSizeOption } from './sizing-budget.js';
 import {
@@ -86,7 +86,7 @@ export function planRamBuild(input: PlanInput): RamPlan {
     ? { bbNumberThreads: Math.min(host.bbThreads, choice.jobs), parallelMake: `-j ${choice.jobs}`, lowered }
     : { bbNumberThreads: host.bbThreads, parallelMake: host.parallelMake, lowered };
   const diskmon = diskmonValue(path, choice.size, inodes.count);
-  const source = `rambake-${createHash('sha1').update(bd.topdir).digest('hex').slice(0, 8)}`;
+  const source = tmpfsSourceName(bd.topdir);
   const owner = input.owner ?? { uid: 0, gid: 0 };
   const stepNeed = 2 * Math.max(largestWorkdir(history, new Set(placed.map((g) => g.pn))), 4 * GiB);
   const inSteps = choice.fits || stepNeed <= choice.size;

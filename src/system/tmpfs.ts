@@ -3,7 +3,7 @@
 // Commands go to execa as argv (no shell), so any path is passed through unchanged.
 
 import { promises as fsp } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { UnsafeMountError } from '../errors.js';
 import { statFs, TMPFS_MAGIC } from './fsstat.js';
 import { isNoexec, type MountEntry, readMountinfo } from './mounts.js';
@@ -121,24 +121,82 @@ export async function verifyTmpfs(
 export interface Holder {
   pid: number;
   command: string;
-  /** What points into the mount: `cwd` or an open file's path. */
+  /** What points into the mount: `cwd`, `root`, `exe`, an open file's path or a mapped file's. */
   what: string;
 }
 
-/** Processes with their cwd or an open file under `path` (from /proc/<pid>/cwd and fd/*). */
+/**
+ * The device number of a `maps` line's `dev` field (hex `major:minor`), encoded as glibc's
+ * makedev and so as Node's `stat().dev`. Example: '00:2d' → 45; '103:02' → 0x10302 (66306).
+ */
+export function mapsDev(field: string): number | undefined {
+  const m = /^([0-9a-f]+):([0-9a-f]+)$/i.exec(field);
+  if (!m) return undefined;
+  const major = Number.parseInt(m[1]!, 16);
+  const minor = Number.parseInt(m[2]!, 16);
+  return (
+    (major & 0xfff) * 0x100 + (minor & 0xff) + (minor & 0xfff00) * 0x1000 + (major & 0xfffff000) * 2 ** 32
+  );
+}
+
+/** The paths (and devices) of file-backed mappings in a `/proc/<pid>/maps` text. */
+// Example line: '7f1c…-7f1c… r-xp 00000000 00:2d 1234   /mnt/tmp/bin/tool' → dev '00:2d', path '/mnt/tmp/bin/tool'.
+export function parseMaps(text: string): { dev: string; inode: string; path: string }[] {
+  const out: { dev: string; inode: string; path: string }[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^\S+\s+\S+\s+\S+\s+(\S+)\s+(\d+)\s+(\/.*)$/.exec(line);
+    if (m && m[2] !== '0') out.push({ dev: m[1]!, inode: m[2]!, path: m[3]! });
+  }
+  return out;
+}
+
+/**
+ * Processes that use the file system mounted at `path`, as `fuser -m` finds them: by open
+ * files, working folder, root folder, executable and memory-mapped files (a tool run from the
+ * tmpfs holds it busy with no open fd and no cwd there). A link counts when it stats to the
+ * mount's device, or (for a deleted file) when its path is under the mount.
+ */
 export async function findHolders(path: string, proc = '/proc'): Promise<Holder[]> {
   const root = path.endsWith('/') ? path : `${path}/`;
-  const under = (p: string) => p === path || p.startsWith(root);
+  const under = (p: string) => {
+    const clean = p.replace(/ \(deleted\)$/, '');
+    return clean === path || clean.startsWith(root);
+  };
+  // Devices are compared only when `path` is a mount's root (its device differs from its
+  // parent's): for a plain folder, everything else on the disk would match.
+  const [own, parent] = await Promise.all(
+    [fsp.stat(path), fsp.stat(dirname(path))].map((p) => p.catch(() => undefined)),
+  );
+  const dev = own !== undefined && parent !== undefined && own.dev !== parent.dev ? own.dev : undefined;
+  const onMount = async (link: string): Promise<string | undefined> => {
+    const target = await fsp.readlink(link).catch(() => undefined);
+    if (target === undefined) return undefined;
+    if (under(target)) return target;
+    const st = await fsp.stat(link).catch(() => undefined);
+    return st !== undefined && dev !== undefined && st.dev === dev && target.startsWith('/')
+      ? target
+      : undefined;
+  };
   const holders: Holder[] = [];
   const pids = (await fsp.readdir(proc)).filter((n) => /^\d+$/.test(n));
   for (const pid of pids) {
+    if (Number(pid) === process.pid) continue;
     const hits: string[] = [];
-    const cwd = await fsp.readlink(join(proc, pid, 'cwd')).catch(() => undefined);
-    if (cwd !== undefined && under(cwd)) hits.push('cwd');
+    for (const name of ['cwd', 'root', 'exe'] as const) {
+      if ((await onMount(join(proc, pid, name))) !== undefined) hits.push(name);
+    }
     const fds = await fsp.readdir(join(proc, pid, 'fd')).catch(() => [] as string[]);
     for (const fd of fds) {
-      const target = await fsp.readlink(join(proc, pid, 'fd', fd)).catch(() => undefined);
-      if (target !== undefined && under(target.replace(/ \(deleted\)$/, ''))) hits.push(target);
+      const target = await onMount(join(proc, pid, 'fd', fd));
+      if (target !== undefined) hits.push(target);
+    }
+    // The kernel's own file: bounded by the process's mappings, read directly (not a build file).
+    const maps = await fsp.readFile(join(proc, pid, 'maps'), 'utf8').catch(() => '');
+    for (const m of parseMaps(maps)) {
+      if (under(m.path) || (dev !== undefined && mapsDev(m.dev) === dev)) {
+        hits.push(`mapped ${m.path}`);
+        break;
+      }
     }
     if (hits.length === 0) continue;
     const command = await fsp.readFile(join(proc, pid, 'comm'), 'utf8').then(
@@ -148,6 +206,12 @@ export async function findHolders(path: string, proc = '/proc'): Promise<Holder[
     holders.push({ pid: Number(pid), command, what: hits[0]! });
   }
   return holders;
+}
+
+/** Mounts stacked under `path` (they make its umount fail "target is busy"). */
+export function submountsOf(entries: readonly MountEntry[], path: string): MountEntry[] {
+  const root = path.endsWith('/') ? path : `${path}/`;
+  return entries.filter((e) => e.mountPoint.startsWith(root));
 }
 
 /** Unmounts `path` (argv through execa) and checks that it is gone. */

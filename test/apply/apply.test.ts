@@ -9,7 +9,7 @@ import { UnsafeEditError } from '../../src/errors.js';
 import { type ApplyPlan, applyPlan } from '../../src/plan/apply.js';
 import { readApplyState, statePath } from '../../src/plan/conf-write.js';
 import { BLOCK_BEGIN } from '../../src/plan/managed-block.js';
-import { mountArgv, umountArgv } from '../../src/plan/mount-commands.js';
+import { mountArgv, tmpfsSourceName, umountArgv } from '../../src/plan/mount-commands.js';
 import { revertApply } from '../../src/plan/revert.js';
 import { lockHeld } from '../../src/system/bitbake-lock.js';
 import { mountTmpfs, unmountTmpfs } from '../../src/system/tmpfs.js';
@@ -32,7 +32,7 @@ function testPlan(path = join(ex.topdir, 'tmp-ram'), scope: 'tmpdir' | 'workdir'
         ? [`TMPDIR = "${path}"`, 'INHERIT += "rm_work"', 'DEPLOY_DIR = "${TOPDIR}/rambake-keep/deploy"']
         : ['INHERIT += "rm_work"'],
     mount: {
-      source: 'rambake-test0001',
+      source: tmpfsSourceName(ex.topdir),
       options: ['size=16m', 'nr_inodes=2000', 'mode=0755', 'uid=0', 'gid=0', 'noatime'],
     },
   };
@@ -129,7 +129,7 @@ describe('apply and revert, without mounting (not root)', () => {
     const report = await applyPlan(bd, testPlan('/mnt/rambake/tmp'), { isRoot: false, unitFile: units });
     expect(report.mount.unitFile?.name).toBe('mnt-rambake-tmp.mount');
     const text = readFileSync(join(units, 'mnt-rambake-tmp.mount'), 'utf8');
-    expect(text).toContain('What=rambake-test0001\nWhere=/mnt/rambake/tmp\nType=tmpfs\n');
+    expect(text).toContain(`What=${tmpfsSourceName(ex.topdir)}\nWhere=/mnt/rambake/tmp\nType=tmpfs\n`);
     await expect(
       applyPlan(bd, testPlan('/mnt/rambake/tmp'), { isRoot: false, unitFile: join(units, 'x.mount') }),
     ).rejects.toThrow(/mnt-rambake-tmp\.mount/);
@@ -212,7 +212,7 @@ describe(`apply and revert as root, with a real tmpfs${ROOT_REASON}`, () => {
       const report = await applyPlan(bd, testPlan(path), {});
       expect(report.mount).toMatchObject({ status: 'mounted', createdFolder: true });
       const line = mountinfoLine(path);
-      expect(line).toMatch(/ - tmpfs rambake-test0001 .*size=16384k,nr_inodes=2000/);
+      expect(line).toMatch(new RegExp(` - tmpfs ${tmpfsSourceName(ex.topdir)} .*size=16384k,nr_inodes=2000`));
       expect(line).not.toContain('noexec');
       expect(statSync(path).mode & 0o777).toBe(0o755);
 
@@ -237,7 +237,7 @@ describe(`apply and revert as root, with a real tmpfs${ROOT_REASON}`, () => {
       const report = await applyPlan(bd, testPlan(path), { isRoot: false });
       mkdirSync(path);
       execFileSync('sh', ['-c', report.mount.commands.at(-1)!.replace(/^sudo /, '')]);
-      expect(mountinfoLine(path)).toContain('rambake-test0001');
+      expect(mountinfoLine(path)).toContain(tmpfsSourceName(ex.topdir));
       const asUser = await revertApply(ex.topdir, { isRoot: false });
       expect(asUser.mount).toMatchObject({ status: 'commands', commands: [`sudo umount ${path}`] });
       expect(existsSync(statePath(ex.topdir))).toBe(true);

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBuildDir } from '../../src/bitbake/builddir.js';
 import { applyPlan } from '../../src/plan/apply.js';
+import { tmpfsSourceName } from '../../src/plan/mount-commands.js';
 import { revertApply } from '../../src/plan/revert.js';
 import { findKeptOutputs, predictNextBuild } from '../../src/plan/revert-aftermath.js';
 import { renderRevert } from '../../src/report/apply.js';
@@ -134,7 +135,7 @@ describe('revert after apply → build', () => {
       {
         tmpfs: { path: ram, size: 16 * 2 ** 20, nrInodes: 2000, scope: 'tmpdir' },
         conf: [`TMPDIR = "${ram}"`, 'DEPLOY_DIR = "${TOPDIR}/rambake-keep/deploy"'],
-        mount: { source: 'rambake-test0002', options: ['size=16m', 'nr_inodes=2000'] },
+        mount: { source: tmpfsSourceName(ex.topdir), options: ['size=16m', 'nr_inodes=2000'] },
       },
       { isRoot: false },
     );
