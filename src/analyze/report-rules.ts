@@ -1,6 +1,7 @@
 // The report's recommendations, each from one named rule over the measured run, so a reader
 // (and a test) can tell which rule said what. Pure.
 
+import { renderRunStepsCommand } from '../plan/mount-commands.js';
 import { MARGIN_MEASURED } from '../plan/sizing-need.js';
 import { formatBytes } from '../report/format.js';
 import type { RecipePeak, Recommendation, Report } from './report-types.js';
@@ -145,13 +146,17 @@ function giantRule(r: Report, peaks: readonly RecipePeak[]): Recommendation[] {
     .slice(0, MAX_GIANTS);
   if (giants.length === 0) return [];
   const target = r.run.target ?? '<target>';
-  const list = giants.map((g) => g.pn).join(',');
   return giants.map((g, i) => ({
     rule: 'steps-giant' as const,
     severity: 'info' as const,
     text:
       `${g.pn} alone held ${formatBytes(g.bytes)} (${Math.round((g.bytes / peak) * 100)}% of the peak): build it in a step of its own` +
-      (i === giants.length - 1 ? `: rambake run --steps ${list} -- bitbake ${target}` : ''),
+      (i === giants.length - 1
+        ? `: ${renderRunStepsCommand(
+            giants.map((x) => x.pn),
+            target,
+          )}`
+        : ''),
     bytes: g.bytes,
     pn: g.pn,
   }));

@@ -64,6 +64,21 @@ export function renderShellCommand(argv: readonly string[]): string {
   return argv.map(quoteShellWord).join(' ');
 }
 
+/**
+ * `bitbake TARGET` for a person to paste: a recipe name comes from data (a work folder, a
+ * timeline), so it is quoted, and one starting with `-` goes after `--` (argparse's end of
+ * options) so that it is not read as an option. Example: '$(id)' → `bitbake '$(id)'`.
+ */
+export function renderBitbakeCommand(target: string): string {
+  return renderShellCommand(target.startsWith('-') ? ['bitbake', '--', target] : ['bitbake', target]);
+}
+
+/** `rambake run --steps=a,b -- bitbake TARGET`, quoted the same way (`--steps=` keeps a leading `-` a value). */
+export function renderRunStepsCommand(steps: readonly string[], target: string): string {
+  const bitbake = target.startsWith('-') ? ['bitbake', '--', target] : ['bitbake', target];
+  return renderShellCommand(['rambake', 'run', `--steps=${steps.join(',')}`, '--', ...bitbake]);
+}
+
 /** The commands a non-root user runs: make the folder if missing, then mount. */
 export function sudoCommands(spec: MountSpec, folderExists: boolean): string[] {
   const lines: string[] = [];

@@ -1,5 +1,6 @@
 // `rambake plan --predict` as text: the predicted peak, whether it fits, and per step.
 
+import { renderBitbakeCommand } from '../plan/mount-commands.js';
 import type { Prediction } from '../plan/predict.js';
 import { type Colors, formatBytes, formatDuration, renderTable } from './format.js';
 
@@ -23,7 +24,7 @@ export function renderPrediction(p: Prediction, c: Colors): string[] {
   }
   if (p.perStep.length > 1) {
     const rows = p.perStep.map((s) => [
-      `  bitbake ${s.step}`,
+      `  ${renderBitbakeCommand(s.step)}`,
       formatBytes(s.peakBytes),
       formatDuration(s.seconds),
     ]);
