@@ -10,6 +10,7 @@ import { checkDiskmon } from './check-diskmon.js';
 import { checkBitbakeLock } from './check-lock.js';
 import type { BuildFacts, MountFacts, PathKey } from './facts-types.js';
 import type { Finding } from './findings.js';
+import { sanityProblems } from './tmpdir-path.js';
 
 const USER_CONFS = new Set(['site.conf', 'auto.conf', 'toolcfg.conf', 'local.conf']);
 /** bitbake.conf sets these with ?= before the user's conf files are read (bitbake-formats.md §2). */
@@ -121,18 +122,14 @@ function checkTmpdirPath(bd: BuildDir, facts: BuildFacts): Finding[] {
   const tmpdir = bd.paths.tmpdir;
   const v = bd.vars.TMPDIR;
   const at = { ...(v.file ? { file: v.file } : {}), ...(v.line ? { line: v.line } : {}) };
-  const bad: string[] = [];
-  if (tmpdir.split('/').includes('..')) bad.push('".."');
-  if (tmpdir.includes('~')) bad.push('"~"');
-  for (const ch of ['+', '@', '%', ' '])
-    if (tmpdir.includes(ch)) bad.push(ch === ' ' ? 'a space' : `"${ch}"`);
-  if (tmpdir === '/') bad.push('the root folder');
-  if (tmpdir.length > 400) bad.push(`${tmpdir.length} characters (BitBake allows 400)`);
+  // The value as set: a relative one (`~/tmp`) has no resolved path, and BitBake checks the text.
+  const asSet = v.value !== undefined && !v.needsBitBake ? v.value : tmpdir;
+  const bad = sanityProblems(asSet);
   if (bad.length > 0) {
     out.push({
       id: 'tmpdir-bad-path',
       severity: 'error',
-      message: `TMPDIR ${tmpdir} has ${bad.join(', ')}: BitBake's sanity check refuses it`,
+      message: `TMPDIR ${asSet} has ${bad.join(', ')}: BitBake's sanity check refuses it`,
       ...at,
       fix: 'choose a plain absolute path, e.g. /mnt/rambake/tmp',
     });

@@ -34,6 +34,7 @@ import {
   needFromPublished,
 } from './sizing-need.js';
 import { type History, PLAN_SCHEMA_VERSION, type PlanOptions, type RamPlan } from './sizing-types.js';
+import { blockValueProblems, sanityProblems } from './tmpdir-path.js';
 
 export { tmpfsSizeOption } from './sizing-budget.js';
 export type { History, PlanOptions, RamPlan } from './sizing-types.js';
@@ -48,9 +49,6 @@ export interface PlanInput {
   /** The last `rambake bench-io` on this build, if any: how much a RAM TMPDIR saves here. */
   benchIo?: BenchIoResult;
 }
-
-/** Characters BitBake's sanity check refuses in TMPDIR (bitbake-formats.md §4). */
-const BAD_TMPDIR = /\.\.|[+@ %~]/;
 
 export function planRamBuild(input: PlanInput): RamPlan {
   const { bd, facts, history, opts } = input;
@@ -186,13 +184,25 @@ function mountPath(bd: BuildDir, opts: PlanOptions): string {
         `--path does not apply to --scope workdir: the tmpfs goes on BASE_WORKDIR (${bd.paths.baseWorkdir})`,
         'BASE_WORKDIR is in task hashes and stays as it is; use --scope tmpdir to choose a path',
       );
-    return bd.paths.baseWorkdir;
+    return checkBlockValue(bd.paths.baseWorkdir, 'BASE_WORKDIR');
   }
   const path = opts.path ?? join(bd.topdir, 'tmp-ram');
-  if (!isAbsolute(path)) throw new UsageError(`--path must be absolute: ${path}`);
-  if (path === '/' || BAD_TMPDIR.test(path))
+  if (!isAbsolute(path)) throw new UsageError(`--path must be absolute: ${JSON.stringify(path)}`);
+  const sanity = sanityProblems(path);
+  if (sanity.length > 0)
     throw new UsageError(
-      `--path ${path} cannot be TMPDIR: BitBake's sanity check refuses "..", "+", "@", "%", "~", blanks and /`,
+      `--path ${JSON.stringify(path)} cannot be TMPDIR: it has ${sanity.join(', ')}, which BitBake's sanity check refuses`,
+    );
+  return checkBlockValue(path, '--path');
+}
+
+/** The path goes between quotes in the managed block: refused (before anything is written or mounted) when it cannot. */
+function checkBlockValue(path: string, what: string): string {
+  const bad = blockValueProblems(path);
+  if (bad.length > 0)
+    throw new UsageError(
+      `${what} ${JSON.stringify(path)} has ${bad.join(', ')}: it cannot be written as a value in the conf block`,
+      'choose a plain absolute path, e.g. /mnt/rambake/tmp',
     );
   return path;
 }

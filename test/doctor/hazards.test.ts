@@ -117,7 +117,8 @@ describe('doctor checks on conf statements', () => {
       '/mnt/ram/a b',
       '/mnt/r+am',
       '/mnt/ram/../x',
-      '/mnt/~ram',
+      // sanity.bbclass: TMPDIR.startswith("~") (a ~ inside the path is fine)
+      '~/ram',
       `/mnt/${'x'.repeat(400)}`,
     ]) {
       const bd = await sample(`TMPDIR = "${bad}"\n`);
@@ -125,6 +126,8 @@ describe('doctor checks on conf statements', () => {
     }
     const good = await sample('TMPDIR = "/mnt/ram/tmp"\n');
     expect(ids(good, facts(good))).not.toContain('tmpdir-bad-path');
+    const tilde = await sample('TMPDIR = "/mnt/a~b/tmp"\n');
+    expect(ids(tilde, facts(tilde))).not.toContain('tmpdir-bad-path');
   });
 
   it('says when saved_tmpdir names another place', async () => {
