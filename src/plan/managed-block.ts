@@ -119,6 +119,38 @@ export function findBlock(text: string): FoundBlock | undefined {
   return undefined;
 }
 
+// Any end marker, its checksum intact or not: `# <<< rambake managed block (sha256:…) <<<`.
+const END_LOOSE_RE = /^# <<< rambake managed block\b/;
+
+/**
+ * What is wrong with the markers, or undefined. Two complete blocks (a copied block) are always
+ * wrong: the second would stay behind. A lone begin or end marker may be text a user pasted
+ * (left alone), unless rambake knows it wrote a block here (`expectBlock`: state.json names
+ * this file): then a deleted marker would make the block invisible — revert would say "no
+ * managed block" and its TMPDIR line would stay.
+ * Example: (two blocks) → '2 complete blocks (one copied by hand)'.
+ */
+export function markerProblem(text: string, opts: { expectBlock?: boolean } = {}): string | undefined {
+  const lines = splitRawLines(text);
+  const begins = lines.filter((l) => l.text === BLOCK_BEGIN).length;
+  const ends = lines.filter((l) => END_RE.test(l.text)).length;
+  if (begins >= 2 && ends >= 2) return `${Math.min(begins, ends)} complete blocks (one copied by hand)`;
+  if (!opts.expectBlock || findBlock(text)) return undefined;
+  if (begins > 0) return 'a begin marker without its end marker';
+  if (ends > 0 || lines.some((l) => END_LOOSE_RE.test(l.text)))
+    return 'an end marker without its begin marker';
+  return undefined;
+}
+
+function refuseDamagedMarkers(text: string, opts: { force?: boolean; expectBlock?: boolean }): void {
+  const problem = opts.force ? undefined : markerProblem(text, opts);
+  if (problem !== undefined) {
+    throw new UnsafeEditError(`the rambake managed block's markers were edited by hand: ${problem}`, {
+      hint: 'put the block back as rambake wrote it (or remove it and its TMPDIR line yourself), or pass --force',
+    });
+  }
+}
+
 /** Does the last line end in `\`, so that BitBake would glue the block's first line onto it? */
 function endsInContinuation(text: string): boolean {
   return /\\\r?\n?$/.test(text);
@@ -138,8 +170,9 @@ export interface BlockEdit {
 export function insertBlock(
   text: string,
   lines: readonly string[],
-  opts: { force?: boolean } = {},
+  opts: { force?: boolean; expectBlock?: boolean } = {},
 ): BlockEdit {
+  refuseDamagedMarkers(text, opts);
   const found = findBlock(text);
   if (found) {
     if (!found.intact && !opts.force) {
@@ -169,7 +202,8 @@ export function insertBlock(
 }
 
 /** Cuts the block out exactly, with the line break rambake added before it, if any. */
-export function removeBlock(text: string, opts: { force?: boolean } = {}): BlockEdit {
+export function removeBlock(text: string, opts: { force?: boolean; expectBlock?: boolean } = {}): BlockEdit {
+  refuseDamagedMarkers(text, opts);
   const found = findBlock(text);
   if (!found) return { text, changed: false, handEdited: false };
   if (!found.intact && !opts.force) {

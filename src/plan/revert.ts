@@ -20,7 +20,7 @@ import {
   writeApplyState,
   writeFileAtomic,
 } from './conf-write.js';
-import { findBlock, removeBlock, unifiedDiff } from './managed-block.js';
+import { findBlock, markerProblem, removeBlock, unifiedDiff } from './managed-block.js';
 import { renderShellCommand, umountArgv } from './mount-commands.js';
 import { findKeptOutputs, type KeptOutput, type NextBuild, predictNextBuild } from './revert-aftermath.js';
 import { checkRecordedState, ourMount } from './revert-trust.js';
@@ -70,7 +70,8 @@ async function findBlockFile(topdir: string, recorded: string | undefined): Prom
   for (const name of CONF_NAMES) {
     const file = join(topdir, 'conf', name);
     const text = await readText(file, 'conf', 'latin1');
-    if (text !== undefined && findBlock(text)) return file;
+    // A block whose markers were damaged by hand is found too, so that removeBlock refuses it.
+    if (text !== undefined && (findBlock(text) || markerProblem(text))) return file;
   }
   return undefined;
 }
@@ -89,7 +90,10 @@ export async function revertApply(topdir: string, opts: RevertOptions = {}): Pro
   // Every refusal happens before anything changes.
   const file = await findBlockFile(topdir, state?.conf?.file);
   const before = file === undefined ? undefined : await readText(file, 'conf', 'latin1');
-  const edit = before === undefined ? undefined : removeBlock(before, { force: opts.force === true });
+  // state.json names the file: rambake wrote a block there, so a lone marker is damage, not text.
+  const expectBlock = state?.conf !== undefined;
+  const edit =
+    before === undefined ? undefined : removeBlock(before, { force: opts.force === true, expectBlock });
   // state.json lives in the user-writable build dir: only this build's tmpfs is ever unmounted.
   if (state) await checkRecordedState(topdir, state, statePath(topdir));
   const mountPath = state?.mount
@@ -107,7 +111,7 @@ export async function revertApply(topdir: string, opts: RevertOptions = {}): Pro
     try {
       // Read again under the lock, so a concurrent apply is not undone halfway.
       const now = (await readText(file, 'conf', 'latin1')) ?? '';
-      const cut = removeBlock(now, { force: opts.force === true });
+      const cut = removeBlock(now, { force: opts.force === true, expectBlock });
       const deleted = cut.changed && cut.text === '' && state?.conf?.existed === false;
       if (deleted) await removeFileDurably(file);
       else if (cut.changed) await writeFileAtomic(file, Buffer.from(cut.text, 'latin1'));
