@@ -45,11 +45,21 @@ describe('the one bounded reader (system/read-file.ts)', () => {
   });
 
   const refusals: [string, (dir: string) => string, RegExp][] = [
-    ['a FIFO', (d) => (mkfifo(join(d, 'f')), join(d, 'f')), /a FIFO, not a regular file/],
+    [
+      'a FIFO',
+      (d) => {
+        mkfifo(join(d, 'f'));
+        return join(d, 'f');
+      },
+      /a FIFO, not a regular file/,
+    ],
     ['/dev/zero', () => '/dev/zero', /a character device, not a regular file/],
     [
       'a link to /dev/zero',
-      (d) => (symlinkSync('/dev/zero', join(d, 'z')), join(d, 'z')),
+      (d) => {
+        symlinkSync('/dev/zero', join(d, 'z'));
+        return join(d, 'z');
+      },
       /a character device/,
     ],
     ['/proc/self/pagemap', () => '/proc/self/pagemap', /a file of procfs/],
@@ -92,7 +102,9 @@ describe('build records: a special file is refused, not read', () => {
     mkfifo(join(dir, '20250101120000.json'));
     await expect(readAllVariables(join(dir, '20250101120000.json'))).rejects.toThrow(/a FIFO/);
     symlinkSync('/dev/zero', join(dir, 'console-latest.log'));
-    await expect(readConsoleLog(join(dir, 'console-latest.log'))).rejects.toThrow(/a character device/);
+    await expect(readConsoleLog(join(dir, 'console-latest.log'), () => {})).rejects.toThrow(
+      /a character device/,
+    );
   });
 });
 
