@@ -8,10 +8,14 @@ import { basename, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { diskmonValue } from '../../src/plan/diskmon.js';
 import { runRambake } from '../helpers/exec.js';
-import { bitbakeBuild, describeRealBuild, makeTinyBuild, mountTmpfs, type TinyBuild } from './harness.js';
-
-const envOf = (env: NodeJS.ProcessEnv) =>
-  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+import {
+  bitbakeBuild,
+  describeRealBuild,
+  makeTinyBuild,
+  mountTmpfs,
+  rambakeEnv,
+  type TinyBuild,
+} from './harness.js';
 
 /** The last line of local.conf (where the test appended BB_DISKMON_DIRS). */
 function lastLine(build: TinyBuild): number {
@@ -25,7 +29,7 @@ async function diskmonFindings(
   build: TinyBuild,
 ): Promise<{ id: string; file?: string; line?: number; fix: string }[]> {
   const r = await runRambake(['-B', build.topdir, '--no-bitbake', '--json', 'doctor'], {
-    env: envOf(build.env),
+    env: rambakeEnv(build),
     timeout: 60_000,
   });
   const report = JSON.parse(r.stdout) as {

@@ -26,6 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeEach, describe, inject } from 'vitest';
+import { type RunResult, runRambake } from '../helpers/exec.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Where CI puts the real BitBake: `shared/` beside the repository clone. */
@@ -600,4 +601,28 @@ export async function bitbakeBuild(
   const r = await runAsBuildUser(['bitbake', ...targets], { cwd: build.topdir, env: build.env, ...opts });
   await waitForBitbakeServer(build.topdir);
   return { ...r, elapsedMs: Date.now() - started };
+}
+
+/** The build's environment as runRambake takes it (defined values only). */
+export function rambakeEnv(build: TinyBuild): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(build.env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+}
+
+/**
+ * `rambake apply --json` as root on a tiny build: a tmpfs of `size` at TOPDIR/ram. `rambake
+ * revert` is registered to run after the test, before the build dir is removed.
+ */
+export async function applyRam(build: TinyBuild, size: string): Promise<{ ram: string; applied: RunResult }> {
+  const env = rambakeEnv(build);
+  const ram = join(build.topdir, 'ram');
+  realCleanup(async () => {
+    await runRambake(['-B', build.topdir, '--no-bitbake', 'revert'], { env });
+  });
+  const applied = await runRambake(['-B', build.topdir, '--json', 'apply', '--path', ram, '--size', size], {
+    env,
+    timeout: 180_000,
+  });
+  return { ram, applied };
 }

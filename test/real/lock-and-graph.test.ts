@@ -24,9 +24,11 @@ import { assertUnused } from '../../src/plan/revert.js';
 import { readLockState, waitForLockRelease } from '../../src/system/bitbake-lock.js';
 import { CLI, runRambake } from '../helpers/exec.js';
 import {
+  applyRam,
   describeRealBuild,
   ensureBuildUser,
   makeTinyBuild,
+  rambakeEnv,
   realCleanup,
   runAsBuildUser,
   type TinyBuild,
@@ -43,8 +45,6 @@ const WORKING_FOLDER_FILES = ['pn-buildlist', 'task-depends.dot'];
  */
 const PYSH_TABLES = 'pyshtables.py';
 
-const envOf = (env: NodeJS.ProcessEnv) =>
-  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 const entries = (dir: string) => readdirSync(dir).sort();
 const added = (before: string[], dir: string) => entries(dir).filter((e) => !before.includes(e));
 
@@ -106,7 +106,7 @@ describeRealBuild('bitbake.lock and bitbake -g with the real BitBake', () => {
     expect(readLockState(build.topdir)).toMatchObject({ state: 'stale', pid, detail: `pid ${pid} gone` });
 
     // rambake: not a running build; doctor names it; revert's check does not wait for it.
-    const env = envOf(build.env);
+    const env = rambakeEnv(build);
     const status = await runRambake(['-B', build.topdir, '--json', '--no-bitbake', 'status'], { env });
     const report = JSON.parse(status.stdout);
     expect(report.buildDir.buildRunning).toBe(false);
@@ -139,7 +139,7 @@ describeRealBuild('bitbake.lock and bitbake -g with the real BitBake', () => {
     }
     const temp = await userFolder('rambake-tmp-');
     const env = {
-      ...envOf(build.env),
+      ...rambakeEnv(build),
       NO_COLOR: '1',
       TMPDIR: temp,
       XDG_CACHE_HOME: join(temp, 'cache'),
@@ -185,18 +185,8 @@ describeRealBuild('bitbake.lock and bitbake -g with the real BitBake', () => {
     timeout: 300_000,
   }, async () => {
     const build = await makeTinyBuild();
-    const env = envOf(build.env);
-    const ram = join(build.topdir, 'ram');
-    realCleanup(async () => {
-      await runRambake(['-B', build.topdir, '--no-bitbake', 'revert'], { env });
-    });
-    const applied = await runRambake(
-      ['-B', build.topdir, '--json', 'apply', '--path', ram, '--size', '256m'],
-      {
-        env,
-        timeout: 180_000,
-      },
-    );
+    const env = rambakeEnv(build);
+    const { applied } = await applyRam(build, '256m');
     expect(applied.exitCode, applied.stderr).toBe(0);
     expect(JSON.parse(applied.stdout).mount.status).toBe('mounted');
 

@@ -8,26 +8,23 @@ import { existsSync, readdirSync, readFileSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runRambake } from '../helpers/exec.js';
-import { BUILD_USER, bitbakeBuild, describeRealBuild, makeTinyBuild, realCleanup } from './harness.js';
-
-const envOf = (env: NodeJS.ProcessEnv) =>
-  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+import {
+  applyRam,
+  BUILD_USER,
+  bitbakeBuild,
+  describeRealBuild,
+  makeTinyBuild,
+  rambakeEnv,
+} from './harness.js';
 
 describeRealBuild('a RAM build with the real BitBake', () => {
   it('apply → run → revert → build again', { timeout: 600_000 }, async () => {
     const build = await makeTinyBuild({ local: 'TMPDIR = "${TOPDIR}/tmp"\n' });
-    const env = envOf(build.env);
-    const ram = join(build.topdir, 'ram');
+    const env = rambakeEnv(build);
     const localBefore = readFileSync(join(build.topdir, 'conf', 'local.conf'));
-    realCleanup(async () => {
-      await runRambake(['-B', build.topdir, '--no-bitbake', 'revert'], { env });
-    });
 
     // As root: mount and write the block; BitBake (run as the build dir's owner) confirms it.
-    const applied = await runRambake(['-B', build.topdir, '--json', 'apply', '--path', ram, '--size', '1g'], {
-      env,
-      timeout: 180_000,
-    });
+    const { ram, applied } = await applyRam(build, '1g');
     expect(applied.exitCode, applied.stderr).toBe(0);
     const report = JSON.parse(applied.stdout);
     expect(report.mount.status).toBe('mounted');

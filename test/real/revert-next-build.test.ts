@@ -8,25 +8,15 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runRambake } from '../helpers/exec.js';
-import { bitbakeBuild, describeRealBuild, makeTinyBuild, realCleanup } from './harness.js';
-
-const envOf = (env: NodeJS.ProcessEnv) =>
-  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+import { applyRam, bitbakeBuild, describeRealBuild, makeTinyBuild, rambakeEnv } from './harness.js';
 
 describeRealBuild('revert after a real RAM build', () => {
   it('says where the output is and what the next build does, and BitBake does it', {
     timeout: 600_000,
   }, async () => {
     const build = await makeTinyBuild();
-    const env = envOf(build.env);
-    const ram = join(build.topdir, 'ram');
-    realCleanup(async () => {
-      await runRambake(['-B', build.topdir, '--no-bitbake', 'revert'], { env });
-    });
-    const applied = await runRambake(['-B', build.topdir, '--json', 'apply', '--path', ram, '--size', '1g'], {
-      env,
-      timeout: 180_000,
-    });
+    const env = rambakeEnv(build);
+    const { ram, applied } = await applyRam(build, '1g');
     expect(applied.exitCode, applied.stderr).toBe(0);
     const first = await bitbakeBuild(build);
     expect(first.exitCode, first.stdout.slice(-2000)).toBe(0);

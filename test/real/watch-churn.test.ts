@@ -21,12 +21,10 @@ import {
   describeRealBuild,
   makeTinyBuild,
   mountTmpfs,
+  rambakeEnv,
   type TinyBuild,
   waitForBitbakeServer,
 } from './harness.js';
-
-const envOf = (env: NodeJS.ProcessEnv) =>
-  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 
 // A prefunc of do_rm_work: it runs after BitBake has started the task (log.task_order line,
 // log file) and before the shell function that deletes. Its own du adds a few ms before the
@@ -86,7 +84,7 @@ describeRealBuild('watch, churn and space on real builds (issue #12)', () => {
       recipes: { 'classes/rambake-du-before-rm.bbclass': DU_CLASS },
       local: 'INHERIT += "rambake-du-before-rm"\n',
     });
-    const env = envOf(build.env);
+    const env = rambakeEnv(build);
     const timelines = join(build.topdir, 'timelines');
 
     // 1. Fresh, under rambake run (root), BitBake as the build user.
@@ -196,14 +194,23 @@ describeRealBuild('watch, churn and space on real builds (issue #12)', () => {
   });
 
   it('space counts inodes as the tmpfs charges them: df -i to the inode', async () => {
-    const r = await runRambake(['-B', seq.build.topdir, '--json', 'space'], {
-      env: seq.env,
-      timeout: 120_000,
-    });
-    expect(r.exitCode, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as SpaceReport;
-    const df = await execa('df', ['--output=iused', seq.tmpfs]);
-    const dfUsed = Number(df.stdout.trim().split('\n').at(-1));
+    // Compared only while nothing writes there: BitBake's server may still be leaving.
+    await waitForBitbakeServer(seq.build.topdir);
+    const iused = async () =>
+      Number((await execa('df', ['--output=iused', seq.tmpfs])).stdout.trim().split('\n').at(-1));
+    let report: SpaceReport | undefined;
+    let dfUsed = -1;
+    for (let attempt = 0; attempt < 3 && report === undefined; attempt++) {
+      const before = await iused();
+      const r = await runRambake(['-B', seq.build.topdir, '--json', 'space'], {
+        env: seq.env,
+        timeout: 120_000,
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      dfUsed = await iused();
+      if (dfUsed === before) report = JSON.parse(r.stdout) as SpaceReport;
+    }
+    if (report === undefined) throw new Error(`${seq.tmpfs} kept changing while space scanned it`);
     const fs = statfsSync(seq.tmpfs);
     expect(fs.files - fs.ffree).toBe(dfUsed);
     const t = report.tmpdir;
