@@ -6,7 +6,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decode, encode } from 'ini';
 import { UnsafeMountError } from '../errors.js';
 
 export interface MountSpec {
@@ -28,7 +27,7 @@ export function tmpfsSourceName(topdir: string): string {
 /** Refuses what must never be mounted: relative paths, noexec (BitBake runs native tools from TMPDIR). */
 export function checkMountSpec(spec: MountSpec): void {
   if (!isAbsolute(spec.path)) throw new UnsafeMountError(`mount point ${spec.path} is not an absolute path`);
-  if (/[\n\0]/.test(spec.path))
+  if (/[\r\n\0]/.test(spec.path))
     throw new UnsafeMountError(`mount point ${JSON.stringify(spec.path)} holds a line break`);
   if (spec.options.includes('noexec')) {
     throw new UnsafeMountError(`tmpfs options ask for noexec (${spec.options.join(',')})`, {
@@ -122,14 +121,13 @@ export function mountUnitName(path: string): string {
 const escapeSpecifiers = (value: string): string => value.replaceAll('%', '%%');
 
 /**
- * The .mount unit: the template's sections and keys go through `ini` (decode, then encode),
- * and the placeholders are filled afterwards, because `ini` would quote values holding `=`
- * (every tmpfs option list does) and systemd does not unquote Options=.
+ * The .mount unit: the shipped template with its placeholders filled. Values go in as they
+ * are (systemd does not unquote Options=, and every tmpfs option list holds `=`), with `%`
+ * doubled; checkMountSpec has refused line breaks, so no value can start a new key.
  */
 export function renderMountUnit(template: string, spec: MountSpec): string {
   checkMountSpec(spec);
-  const text = encode(decode(template), { whitespace: false });
-  return fillTemplate(text, {
+  return fillTemplate(template, {
     what: escapeSpecifiers(spec.source),
     where: escapeSpecifiers(posix.normalize(spec.path)),
     options: escapeSpecifiers(spec.options.join(',')),

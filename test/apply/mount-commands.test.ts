@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { decode } from 'ini';
 import { describe, expect, it } from 'vitest';
 import { UnsafeMountError } from '../../src/errors.js';
 import {
@@ -91,9 +90,24 @@ describe('systemd mount unit', () => {
     const text = renderMountUnit(readTemplate('rambake-tmpfs.mount'), spec('/mnt/50% off'));
     expect(text).toContain(`\nOptions=${OPTIONS.join(',')}\n`);
     expect(text).toContain('\nWhere=/mnt/50%% off\n');
-    const parsed = decode(text);
+    const parsed = unitSections(text);
     expect(parsed.Mount).toMatchObject({ What: 'rambake-1a2b3c', Type: 'tmpfs' });
     expect(parsed.Install).toEqual({ WantedBy: 'local-fs.target' });
     expect(parsed.Unit.Description).toContain('/mnt/50%% off');
   });
 });
+
+/** A systemd unit file as systemd.syntax(7) reads it: `[Section]` headers and `Key=Value` lines. */
+function unitSections(text: string): Record<string, Record<string, string>> {
+  const sections: Record<string, Record<string, string>> = {};
+  let current: Record<string, string> | undefined;
+  for (const line of text.split('\n')) {
+    const header = /^\[([^\]]+)\]$/.exec(line);
+    if (header?.[1]) sections[header[1]] = current = {};
+    else if (line.includes('=') && current) {
+      const at = line.indexOf('=');
+      current[line.slice(0, at)] = line.slice(at + 1);
+    } else expect(line.trim() === '' || line.startsWith('#'), `unit line ${JSON.stringify(line)}`).toBe(true);
+  }
+  return sections;
+}
