@@ -2,8 +2,9 @@
 // watcher killed with -9 leaves only whole lines (at worst a torn last one, which readers skip).
 
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { openCheckedStream } from '../system/read-file.js';
 import { summarizeTimeline } from './summary.js';
 import type {
   TimelineEvent,
@@ -58,39 +59,59 @@ export interface Timeline {
   skipped: { lineNo: number; text: string }[];
 }
 
-/** Parses timeline text; pure. */
-export function parseTimeline(text: string): Timeline {
-  const lines: TimelineLine[] = [];
-  const skipped: Timeline['skipped'] = [];
-  text.split('\n').forEach((raw, i) => {
+/** Line by line: a timeline of megabytes is streamed, never held as one string. */
+export class TimelineAccumulator {
+  private readonly lines: TimelineLine[] = [];
+  private readonly skipped: Timeline['skipped'] = [];
+  private lineNo = 0;
+
+  add(raw: string): void {
+    this.lineNo++;
     if (raw.trim() === '') return;
     try {
       const value = JSON.parse(raw) as TimelineLine;
-      if (value && typeof value === 'object' && typeof value.type === 'string') lines.push(value);
-      else skipped.push({ lineNo: i + 1, text: raw });
+      if (value && typeof value === 'object' && typeof value.type === 'string') this.lines.push(value);
+      else this.skipped.push({ lineNo: this.lineNo, text: raw });
     } catch {
-      skipped.push({ lineNo: i + 1, text: raw });
+      this.skipped.push({ lineNo: this.lineNo, text: raw });
     }
-  });
-  const timeline: Timeline = {
-    events: [],
-    samples: [],
-    summary: undefined as never,
-    recomputed: false,
-    skipped,
-  };
-  let summary: TimelineSummary | undefined;
-  for (const line of lines) {
-    if (line.type === 'header') timeline.header ??= line;
-    else if (line.type === 'sample') timeline.samples.push(line);
-    else if (line.type === 'summary') summary = line;
-    else timeline.events.push(line);
   }
-  timeline.recomputed = summary === undefined;
-  timeline.summary = summary ?? summarizeTimeline(lines);
-  return timeline;
+
+  finish(): Timeline {
+    const timeline: Timeline = {
+      events: [],
+      samples: [],
+      summary: undefined as never,
+      recomputed: false,
+      skipped: this.skipped,
+    };
+    let summary: TimelineSummary | undefined;
+    for (const line of this.lines) {
+      if (line.type === 'header') timeline.header ??= line;
+      else if (line.type === 'sample') timeline.samples.push(line);
+      else if (line.type === 'summary') summary = line;
+      else timeline.events.push(line);
+    }
+    timeline.recomputed = summary === undefined;
+    timeline.summary = summary ?? summarizeTimeline(this.lines);
+    return timeline;
+  }
 }
 
+/** Parses timeline text; pure. */
+export function parseTimeline(text: string): Timeline {
+  const acc = new TimelineAccumulator();
+  for (const raw of text.split('\n')) acc.add(raw);
+  return acc.finish();
+}
+
+/** Streams the file through the checked reader (a FIFO or /dev/zero named as a run is refused). */
 export async function readTimeline(path: string): Promise<Timeline> {
-  return parseTimeline(await readFile(path, 'utf8'));
+  const acc = new TimelineAccumulator();
+  const lines = createInterface({
+    input: (await openCheckedStream(path)).setEncoding('utf8'),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  for await (const raw of lines) acc.add(raw);
+  return acc.finish();
 }
