@@ -65,16 +65,19 @@ export function startRun(bd: BuildDir, opts: RunOptions): RunHandle {
     const watch = await startWatch(bd, {
       intervalMs: opts.intervalMs,
       command: opts.steps.flat(),
+      ...(opts.steps.length > 1 ? { steps: opts.steps } : {}),
       ...(opts.timelinePath ? { timelinePath: opts.timelinePath } : {}),
       ...(opts.onLine ? { onLine: opts.onLine } : {}),
       ...(opts.onSample ? { onSample: opts.onSample } : {}),
     });
     const steps: StepResult[] = [];
-    for (const command of opts.steps) {
+    const stepped = opts.steps.length > 1;
+    for (const [index, command] of opts.steps.entries()) {
       if (interrupted) break;
       const [file, ...args] = command;
       if (file === undefined) continue;
       const startedAt = Date.now();
+      if (stepped) watch.noteStep({ type: 'step-start', t: startedAt, index, command });
       child = execa(file, args, {
         stdio: ['inherit', opts.childStdoutToStderr ? 2 : 'inherit', 'inherit'],
         reject: false,
@@ -83,6 +86,8 @@ export function startRun(bd: BuildDir, opts: RunOptions): RunHandle {
       const r = await child;
       child = undefined;
       const step: StepResult = { command, exitCode: exitCodeOf(r), startedAt, endedAt: Date.now() };
+      if (stepped)
+        watch.noteStep({ type: 'step-end', t: step.endedAt, index, command, exitCode: step.exitCode });
       if (r.signal) step.signal = r.signal;
       if (r.failed && r.exitCode === undefined && !r.signal) step.error = r.shortMessage;
       steps.push(step);

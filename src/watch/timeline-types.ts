@@ -17,6 +17,8 @@ export interface TimelineHeader {
   tmpfs: { mountPoint: string; fsType: string; source: string; sizeBytes?: number; nrInodes?: number };
   host: { memTotal: number; swapTotal: number; cpus: number };
   command?: string[];
+  /** `rambake run --steps`: the commands run one after the other (`command` is them joined). */
+  steps?: string[][];
   bbNumberThreads?: number;
 }
 
@@ -83,6 +85,9 @@ export type TimelineEvent =
       reason?: string;
     }
   | { type: 'enospc'; t: number; message: string }
+  /** `rambake run --steps`: one command of the steps starts, and ends with its exit code. */
+  | { type: 'step-start'; t: number; index: number; command: string[] }
+  | { type: 'step-end'; t: number; index: number; command: string[]; exitCode: number }
   | { type: 'build-start' | 'build-end'; t: number; log?: string; exitCode?: number };
 
 /** Last line when the watcher ended cleanly (absent after kill -9: readers recompute it). */

@@ -29,6 +29,8 @@ export interface WatchOptions {
   intervalMs: number;
   timelinePath?: string;
   command?: string[];
+  /** The commands of `rambake run --steps`, recorded in the header. */
+  steps?: string[][];
   /** Read the console log current at start from its beginning (a build is running). */
   readCurrentBuild?: boolean;
   /** Every timeline line as it is written (JSON output). */
@@ -113,6 +115,7 @@ export class Watch {
       tmpfs,
       host: { memTotal: host.memTotal, swapTotal: host.swapTotal, cpus: host.cpusUsable },
       ...(this.opts.command ? { command: this.opts.command } : {}),
+      ...(this.opts.steps ? { steps: this.opts.steps } : {}),
       ...(Number.isFinite(threads) && threads > 0 ? { bbNumberThreads: threads } : {}),
     });
     // A running build's log first: recipes with tasks in it are then known as this build's, and
@@ -155,6 +158,11 @@ export class Watch {
     this.emit(summary);
     this.writer.close();
     return summary;
+  }
+
+  /** A step of `rambake run --steps` starts or ends: the report tells the steps apart by these. */
+  noteStep(line: Extract<TimelineLine, { type: 'step-start' | 'step-end' }>): void {
+    if (!this.stopped) this.emit(line);
   }
 
   get writeError(): Error | undefined {
