@@ -93,7 +93,7 @@ describe('systemd mount unit', () => {
     const parsed = unitSections(text);
     expect(parsed.Mount).toMatchObject({ What: 'rambake-1a2b3c', Type: 'tmpfs' });
     expect(parsed.Install).toEqual({ WantedBy: 'local-fs.target' });
-    expect(parsed.Unit.Description).toContain('/mnt/50%% off');
+    expect(parsed.Unit?.Description).toContain('/mnt/50%% off');
   });
 });
 
