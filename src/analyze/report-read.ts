@@ -4,16 +4,20 @@
 // then calls the pure assembly. Whatever cannot be read is named in `skipped`, never fatal
 // unless there is no run at all.
 
+import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { type BuildstatsBuildRef, listBuilds, readBuildstatsBuild } from '../bitbake/buildstats.js';
+import { readLines } from '../bitbake/lines.js';
 import { UsageError } from '../errors.js';
+import { keptPaths } from '../plan/revert-aftermath.js';
 import { planFor } from '../plan/sizing.js';
-import { readTimeline, type Timeline } from '../watch/timeline-file.js';
-import { churnFor } from './churn-read.js';
-import { assembleReport, type ReportInput } from './report.js';
+import { parseTimeline, readTimeline, type Timeline } from '../watch/timeline-file.js';
+import { runsDir } from '../watch/timeline-runs.js';
+import { churnFor, listConsoleLogs, matchConsoleLogs } from './churn-read.js';
+import { assembleReport, commandsOf, type ReportInput, targetsOf } from './report.js';
 import type { Report, ReportChurn, ReportSkipped } from './report-types.js';
 
 export interface ReportOptions {
@@ -28,6 +32,11 @@ export interface ReportOptions {
 
 /** A build named before the watcher started still belongs to the run when it was seen running. */
 const EARLY_MS = 2_000;
+/** Recorded runs looked at, newest first, for one of the same targets to compare with. */
+const COMPARE_LOOKBACK = 20;
+/** BitBake's disk monitor (bitbake/lib/bb/monitordisk.py), as its console log records it. */
+const DISKMON_STOP =
+  /(No new tasks can be executed|Immediately halt) since the disk space monitor action is "(STOPTASKS|HALT)"!/;
 
 export async function collectReport(load: LoadOptions, options: ReportOptions = {}): Promise<Report> {
   const skipped: ReportSkipped[] = [];
@@ -41,6 +50,7 @@ export async function collectReport(load: LoadOptions, options: ReportOptions = 
     bdError = err as Error;
   }
   const file = options.run === undefined ? await newestRun(bd!) : resolve(cwd, options.run);
+  if (file === undefined) return buildstatsOnly(bd!, options, cwd);
   const timeline = await readRunFile(file);
   if (!bd && timeline.header?.buildDir) {
     bd = await loadBuildDir({ ...load, buildDir: timeline.header.buildDir }).catch(() => undefined);
@@ -53,41 +63,201 @@ export async function collectReport(load: LoadOptions, options: ReportOptions = 
     });
     return assembleReport(input);
   }
-  const refs = await listBuilds(bd.paths.buildstatsBase);
+  const refs = await listAllBuilds(bd, timeline);
   const matched = buildsOfRun(timeline, refs);
   if (matched.length === 0)
-    skipped.push({ path: bd.paths.buildstatsBase, why: 'no buildstats build started during this run' });
-  for (const ref of matched) input.builds.push(await readBuild(ref, skipped));
-  if (matched.length > 0) input.churn = await churnOf(bd, refs, matched, options, skipped);
-  if (options.plan !== false) {
-    try {
-      const plan = await planFor(bd, {}, cwd);
-      input.plan = { sizeBytes: plan.tmpfs.size, fits: plan.verdict.fits, verdict: plan.verdict.text };
-    } catch (err) {
-      skipped.push({ path: bd.topdir, why: `rambake plan failed: ${(err as Error).message}` });
-    }
+    skipped.push({
+      path: [...new Set(refs.map((r) => dirname(r.dir)))].join(', ') || bd.paths.buildstatsBase,
+      why: 'no buildstats build started during this run',
+    });
+  await addBuilds(bd, input, refs, matched, options);
+  const other = await otherKindRun(bd, file, timeline, skipped);
+  if (other) {
+    const otherBuilds = buildsOfRun(other.timeline, refs);
+    input.other = { ...other, diskmon: await diskmonStops(bd, otherBuilds, skipped) };
   }
+  await addPlan(bd, input, options, cwd);
   return assembleReport(input);
 }
 
-async function newestRun(bd: BuildDir): Promise<string> {
-  const dir = join(bd.topdir, 'rambake', 'runs');
+/** No recorded run: the newest buildstats build alone (CPU, churn, sstate, per recipe). */
+async function buildstatsOnly(bd: BuildDir, options: ReportOptions, cwd: string): Promise<Report> {
+  const refs = await listAllBuilds(bd);
+  const newest = refs[refs.length - 1];
+  if (!newest)
+    throw new UsageError(
+      `no recorded run in ${runsDir(bd.topdir)} and no buildstats in ${[bd.paths.buildstatsBase, keptPaths(bd.topdir).buildstats].join(' or ')}`,
+      'record one with `rambake run -- bitbake <target>`, or name a timeline: rambake report RUN.jsonl',
+    );
+  const skipped: ReportSkipped[] = [
+    {
+      path: runsDir(bd.topdir),
+      why: 'no recorded run: no fill chart, peaks or lingering dirs (record one with rambake run -- bitbake <target>)',
+    },
+  ];
+  const input: ReportInput = {
+    source: 'buildstats',
+    file: newest.dir,
+    timeline: parseTimeline(''),
+    builds: [],
+    skipped,
+  };
+  await addBuilds(bd, input, refs, [newest], options);
+  await addPlan(bd, input, options, cwd);
+  return assembleReport(input);
+}
+
+/** The builds' buildstats, churn and disk-monitor stops into `input`. */
+async function addBuilds(
+  bd: BuildDir,
+  input: ReportInput,
+  refs: readonly BuildstatsBuildRef[],
+  matched: readonly BuildstatsBuildRef[],
+  options: ReportOptions,
+): Promise<void> {
+  const skipped = input.skipped!;
+  if (matched.length === 0) return;
+  for (const ref of matched) input.builds.push(await readBuild(ref, skipped));
+  input.buildstatsBase = dirname(matched[0]!.dir);
+  input.churn = await churnOf(bd, refs, matched, options, skipped);
+  input.diskmon = await diskmonStops(bd, matched, skipped);
+}
+
+async function addPlan(bd: BuildDir, input: ReportInput, options: ReportOptions, cwd: string): Promise<void> {
+  if (options.plan === false) return;
+  try {
+    const plan = await planFor(bd, {}, cwd);
+    input.plan = { sizeBytes: plan.tmpfs.size, fits: plan.verdict.fits, verdict: plan.verdict.text };
+  } catch (err) {
+    input.skipped!.push({ path: bd.topdir, why: `rambake plan failed: ${(err as Error).message}` });
+  }
+}
+
+/**
+ * Every place buildstats of this build can be: BUILDSTATS_BASE as set now, rambake-keep (where
+ * apply's block puts them during a RAM build, and where they stay after revert moves
+ * BUILDSTATS_BASE back), and the recorded TMPDIR's own. Oldest first.
+ */
+async function listAllBuilds(bd: BuildDir, timeline?: Timeline): Promise<BuildstatsBuildRef[]> {
+  const bases = new Set([bd.paths.buildstatsBase, keptPaths(bd.topdir).buildstats]);
+  if (timeline?.header?.tmpdir) bases.add(join(timeline.header.tmpdir, 'buildstats'));
+  const seen = new Set<string>();
+  const refs: BuildstatsBuildRef[] = [];
+  for (const base of bases)
+    for (const ref of await listBuilds(base.replace(/\/+$/, ''))) {
+      if (seen.has(ref.dir)) continue;
+      seen.add(ref.dir);
+      refs.push(ref);
+    }
+  return refs.sort((a, b) => a.startedAt - b.startedAt || (a.dir < b.dir ? -1 : 1));
+}
+
+/** The build with its BUILDSTATS_BASE and LOG_DIR where `matched` were found (rambake-keep keeps both). */
+function buildDirFor(bd: BuildDir, base: string): BuildDir {
+  if (base === bd.paths.buildstatsBase.replace(/\/+$/, '')) return bd;
+  const logDir = join(dirname(base), 'log');
+  return {
+    ...bd,
+    paths: { ...bd.paths, buildstatsBase: base, logDir: existsSync(logDir) ? logDir : bd.paths.logDir },
+  };
+}
+
+/** Disk-monitor stops in the console logs of `builds` (one line each, as BitBake wrote it). */
+async function diskmonStops(
+  bd: BuildDir,
+  builds: readonly BuildstatsBuildRef[],
+  skipped: ReportSkipped[],
+): Promise<string[]> {
+  const found: string[] = [];
+  for (const log of await consoleLogsOf(bd, builds)) {
+    try {
+      await readLines(log, (line) => {
+        const m = DISKMON_STOP.exec(line);
+        if (m) found.push(m[0]);
+        return m === null;
+      });
+    } catch (err) {
+      skipped.push({ path: log, why: `unreadable: ${(err as Error).message}` });
+    }
+  }
+  return found;
+}
+
+/** The console logs BitBake named for these builds (BB_CONSOLELOG: `<DATETIME>.log`, at or before BUILDNAME). */
+async function consoleLogsOf(bd: BuildDir, builds: readonly BuildstatsBuildRef[]): Promise<string[]> {
+  const byBase = new Map<string, BuildstatsBuildRef[]>();
+  for (const b of builds) byBase.set(dirname(b.dir), [...(byBase.get(dirname(b.dir)) ?? []), b]);
+  const out: string[] = [];
+  for (const [base, list] of byBase) {
+    const logs = await listConsoleLogs(buildDirFor(bd, base).paths.logDir);
+    for (const log of matchConsoleLogs(list, logs)) if (log) out.push(log.path);
+  }
+  return out;
+}
+
+/**
+ * The newest earlier-or-later run of the same targets of the other kind: a run in steps when
+ * this one ran in one go, and the other way round.
+ */
+async function otherKindRun(
+  bd: BuildDir,
+  file: string,
+  timeline: Timeline,
+  skipped: ReportSkipped[],
+): Promise<{ file: string; timeline: Timeline } | undefined> {
+  const targets = targetsOf(timeline);
+  if (targets.length === 0) return undefined;
+  const stepped = commandsOf(timeline).length > 1;
+  const dir = runsDir(bd.topdir);
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl')).sort();
+  const here = resolve(file);
+  for (const name of names.reverse().slice(0, COMPARE_LOOKBACK)) {
+    const path = join(dir, name);
+    if (path === here) continue;
+    try {
+      const other = await readTimeline(path);
+      if (commandsOf(other).length > 1 === stepped) continue;
+      if (!sameTargets(targetsOf(other), targets)) continue;
+      return { file: path, timeline: other };
+    } catch (err) {
+      skipped.push({ path, why: `not compared: ${(err as Error).message}` });
+    }
+  }
+  return undefined;
+}
+
+const sameTargets = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
+
+/** The newest recorded run, or undefined when there is none. */
+async function newestRun(bd: BuildDir): Promise<string | undefined> {
+  const dir = runsDir(bd.topdir);
   // Names are the UTC start time (`20251130-142627.jsonl`): the last one sorts newest.
   const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl')).sort();
   const last = names[names.length - 1];
-  if (last === undefined)
-    throw new UsageError(
-      `no recorded run in ${dir}`,
-      'record one with `rambake run -- bitbake <target>`, or name a timeline: rambake report RUN.jsonl',
-    );
-  return join(dir, last);
+  return last === undefined ? undefined : join(dir, last);
 }
 
+/**
+ * A timeline, as far as it is whole. A file with no timeline line at all is not a timeline:
+ * one line naming it and its first line, exit 2.
+ */
 async function readRunFile(file: string): Promise<Timeline> {
   const st = await stat(file).catch(() => undefined);
-  if (!st?.isFile()) throw new UsageError(`${file}: no such timeline file`, 'rambake report [RUN.jsonl]');
-  return readTimeline(file);
+  if (!st) throw new UsageError(`${file}: no such timeline file`, 'rambake report [RUN.jsonl]');
+  if (!st.isFile()) throw new UsageError(`${file}: not a timeline file (not a regular file)`);
+  const timeline = await readTimeline(file);
+  const first = timeline.skipped[0];
+  const whole =
+    timeline.header || timeline.samples.length > 0 || timeline.events.length > 0 || !timeline.recomputed;
+  if (!whole && first)
+    throw new UsageError(
+      `${file}:${first.lineNo}: not a rambake timeline (${first.why ?? 'not a JSON line'}): ${excerpt(first.text)}`,
+    );
+  return timeline;
 }
+
+const excerpt = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text);
 
 /**
  * Buildstats builds that started while the run was recorded (BUILDNAME is UTC at build
@@ -132,10 +302,12 @@ async function churnOf(
 ): Promise<ReportChurn | undefined> {
   // Look back far enough to reach this run's first build, and over a few builds before it
   // so churn that recurs across builds is seen.
-  const first = refs.findIndex((r) => r.name === matched[0]!.name);
-  const count = Math.max(options.churnBuilds ?? 5, refs.length - first);
+  const base = dirname(matched[0]!.dir);
+  const here = refs.filter((r) => dirname(r.dir) === base);
+  const first = here.findIndex((r) => r.name === matched[0]!.name);
+  const count = Math.max(options.churnBuilds ?? 5, here.length - first);
   try {
-    const churn = await churnFor(bd, { builds: count });
+    const churn = await churnFor(buildDirFor(bd, base), { builds: count });
     const names = new Set(matched.map((m) => m.name));
     const builds = churn.builds.filter((b) => names.has(b.name));
     const logs = new Set(builds.flatMap((b) => (b.consoleLog ? [b.consoleLog] : [])));
@@ -148,7 +320,7 @@ async function churnOf(
       recurring: churn.recurring.filter((x) => x.builds.some((b) => names.has(b))),
     };
   } catch (err) {
-    skipped.push({ path: bd.paths.buildstatsBase, why: `churn analysis failed: ${(err as Error).message}` });
+    skipped.push({ path: base, why: `churn analysis failed: ${(err as Error).message}` });
     return undefined;
   }
 }

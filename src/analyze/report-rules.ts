@@ -1,7 +1,7 @@
 // The report's recommendations, each from one named rule over the measured run, so a reader
 // (and a test) can tell which rule said what. Pure.
 
-import { renderRunStepsCommand } from '../plan/mount-commands.js';
+import { renderShellCommand } from '../plan/mount-commands.js';
 import { MARGIN_MEASURED } from '../plan/sizing-need.js';
 import { formatBytes } from '../report/format.js';
 import type { RecipePeak, Recommendation, Report } from './report-types.js';
@@ -28,17 +28,21 @@ export function recommend(
     ...heldRule(report),
     ...giantRule(report, peaks),
     ...churnRule(report),
-    ...(plan
-      ? [
-          {
-            rule: 'plan' as const,
-            severity: plan.fits ? ('info' as const) : ('warn' as const),
-            text: `rambake plan on this host (every recorded run, RAM and compile memory): ${plan.verdict}`,
-            bytes: plan.sizeBytes,
-          },
-        ]
-      : []),
+    ...(plan ? [planRule(report, plan)] : []),
   ];
+}
+
+/** plan: the sizing model's verdict; a stopped run's peak is a floor, and the verdict says so. */
+function planRule(r: Report, plan: { sizeBytes: number; fits: boolean; verdict: string }): Recommendation {
+  const stopped = r.run.stopped;
+  return {
+    rule: 'plan',
+    severity: plan.fits && !stopped ? 'info' : 'warn',
+    text:
+      `rambake plan on this host (every recorded run, RAM and compile memory): ${plan.verdict}` +
+      (stopped ? ` (this run was stopped, ${stopped.message}: its peak is a floor, the need is higher)` : ''),
+    bytes: plan.sizeBytes,
+  };
 }
 
 /** tmpfs-size: the run's own peak + the measured margin, in whole GiB; enospc: that peak is a floor. */
@@ -51,13 +55,29 @@ function sizeRule(r: Report): Recommendation[] {
   const base = `${what} ${formatBytes(peak)}; with a ${margin} margin a tmpfs of ${formatBytes(need)} holds it`;
   const out: Recommendation[] = [];
   const size = r.run.fs.sizeBytes;
+  const stopped = r.run.stopped;
   if (r.usage.enospc.length > 0)
     out.push({
       rule: 'enospc',
       severity: 'warn',
       text: `the run hit ENOSPC (${r.usage.enospc[0]!.message}): its peak is a floor, not the need; measure again on a bigger tmpfs`,
     });
-  if (size === null)
+  // A build that did not finish never "fits": it stopped before its real peak.
+  if (stopped && size !== null)
+    out.push({
+      rule: 'tmpfs-size',
+      severity: 'warn',
+      text: `${what} ${formatBytes(peak)} before the build was stopped (${stopped.kind === 'diskmon' ? `BitBake's disk monitor: ${stopped.message}` : stopped.message}): the ${formatBytes(size)} tmpfs did not hold it, and the peak is a floor; build in steps (rambake steps) or measure again on a bigger tmpfs`,
+      bytes: need,
+    });
+  else if (stopped)
+    out.push({
+      rule: 'tmpfs-size',
+      severity: 'warn',
+      text: `${what} ${formatBytes(peak)} before the build was stopped (${stopped.message}): the peak is a floor; a tmpfs of ${formatBytes(need)} is the least it needs`,
+      bytes: need,
+    });
+  else if (size === null)
     out.push({ rule: 'tmpfs-size', severity: 'info', text: `${base} (size=${need / GiB}g)`, bytes: need });
   else if (size < need)
     out.push({
@@ -137,7 +157,11 @@ function heldRule(r: Report): Recommendation[] {
   ];
 }
 
-/** steps-giant: a recipe holding a quarter of the peak alone is built first, on its own. */
+/**
+ * steps-giant: a recipe holding a quarter of the peak alone is built first, on its own. The
+ * command keeps the recorded bitbake command whole (every target, every option), each word
+ * quoted by the one quoting function, so it runs as printed.
+ */
 function giantRule(r: Report, peaks: readonly RecipePeak[]): Recommendation[] {
   const peak = r.usage.peakRunBytes;
   if (peak <= 0) return [];
@@ -145,21 +169,27 @@ function giantRule(r: Report, peaks: readonly RecipePeak[]): Recommendation[] {
     .filter((p) => !p.workdir.startsWith('work-shared/') && p.bytes >= peak * GIANT_SHARE)
     .slice(0, MAX_GIANTS);
   if (giants.length === 0) return [];
-  const target = r.run.target ?? '<target>';
+  const command = r.run.command ? lastCommand(r) : null;
+  const how =
+    command === null
+      ? ': rambake run --steps=' +
+        giants.map((x) => x.pn).join(',') +
+        ' -- followed by the bitbake command (this run recorded none)'
+      : `: ${renderShellCommand(['rambake', 'run', `--steps=${giants.map((x) => x.pn).join(',')}`, '--', ...command])}`;
   return giants.map((g, i) => ({
     rule: 'steps-giant' as const,
     severity: 'info' as const,
     text:
       `${g.pn} alone held ${formatBytes(g.bytes)} (${Math.round((g.bytes / peak) * 100)}% of the peak): build it in a step of its own` +
-      (i === giants.length - 1
-        ? `: ${renderRunStepsCommand(
-            giants.map((x) => x.pn),
-            target,
-          )}`
-        : ''),
+      (i === giants.length - 1 ? how : ''),
     bytes: g.bytes,
     pn: g.pn,
   }));
+}
+
+/** The command that built the targets: the last step of a run in steps, else the command. */
+function lastCommand(r: Report): string[] {
+  return r.steps.at(-1)?.command ?? r.run.command ?? [];
 }
 
 /** churn: do_package_setscene redundant in two or more builds (rambake churn has the causes). */

@@ -7,14 +7,21 @@ import type { Lingering } from './lingering.js';
 export const REPORT_SCHEMA_VERSION = 1;
 
 export interface ReportRun {
-  /** The timeline file. */
+  /**
+   * run: a recorded run (a timeline); buildstats: no run was recorded, the report is made from
+   * the newest buildstats build alone (no fill chart, no work-dir peaks).
+   */
+  source: 'run' | 'buildstats';
+  /** The timeline file (source run), or the buildstats build folder (source buildstats). */
   file: string;
   startedAt: number | null;
   /** Time of the last line with a time. */
   endedAt: number | null;
   command: string[] | null;
-  /** The last argument of the command that is not a flag (`core-image-minimal`). */
+  /** The last target of the command (kept for older readers: `targets` has them all). */
   target: string | null;
+  /** Every target of the build: the command's, or the last step's for a run in steps. */
+  targets: string[];
   buildDir: string | null;
   tmpdir: string | null;
   fs: {
@@ -32,6 +39,52 @@ export interface ReportRun {
   samples: number;
   /** BUILDNAMEs of the buildstats folders this run covers. */
   builds: string[];
+  /** Where those buildstats folders were found (BUILDSTATS_BASE, or rambake-keep after revert). */
+  buildstatsBase: string | null;
+  /** Why the build did not finish: BitBake's disk monitor, ENOSPC, or a non-zero exit. */
+  stopped: ReportStop | null;
+}
+
+export interface ReportStop {
+  kind: 'diskmon' | 'enospc' | 'failed';
+  message: string;
+}
+
+/** One command of a run in steps (`rambake run --steps`). */
+export interface ReportStep {
+  index: number;
+  command: string[];
+  targets: string[];
+  startedAt: number;
+  /** null: the run ended (or the watcher died) before the step did. */
+  endedAt: number | null;
+  exitCode: number | null;
+  /** The run's own fullest while this step ran (above the baseline on a shared disk). */
+  peakBytes: number;
+  peakAt: number | null;
+}
+
+/** A recorded run, as the comparison shows it. */
+export interface ReportRunBrief {
+  file: string;
+  startedAt: number | null;
+  targets: string[];
+  /** The run's own peak (above the baseline on a shared disk). */
+  peakBytes: number;
+  exitCode: number | null;
+  stopped: ReportStop | null;
+  /** Empty for a run in one go. */
+  steps: ReportStep[];
+}
+
+/** The same targets built in one go and in steps: the peaks side by side. */
+export interface ReportComparison {
+  oneGo: ReportRunBrief;
+  stepped: ReportRunBrief;
+  /** The stepped peak as a share of the one-go peak (0.43 = 43 %); null when one-go peak is 0. */
+  ratio: number | null;
+  /** The tmpfs size both are measured against, when TMPDIR had a tmpfs of its own. */
+  sizeBytes: number | null;
 }
 
 export interface UsagePoint {
@@ -138,4 +191,8 @@ export interface Report {
   recommendations: Recommendation[];
   /** Inputs read only in part, or not at all, and why. */
   skipped: ReportSkipped[];
+  /** This run's steps (`rambake run --steps`); empty for a run in one go. */
+  steps: ReportStep[];
+  /** An earlier run of the same targets of the other kind (one go / in steps), side by side. */
+  comparison: ReportComparison | null;
 }

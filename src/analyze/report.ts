@@ -5,6 +5,7 @@
 import type { BuildstatsTask } from '../bitbake/buildstats.js';
 import { splitPF } from '../bitbake/pf.js';
 import type { Timeline } from '../watch/timeline-file.js';
+import { commandTargets } from '../watch/timeline-runs.js';
 import type { TimelineSample } from '../watch/timeline-types.js';
 import { recommend } from './report-rules.js';
 import {
@@ -15,7 +16,10 @@ import {
   type Report,
   type ReportChurn,
   type ReportRun,
+  type ReportRunBrief,
   type ReportSkipped,
+  type ReportStep,
+  type ReportStop,
   type ReportUsage,
 } from './report-types.js';
 
@@ -29,8 +33,16 @@ export const TABLE_TOP = 10;
 export const MAX_POINTS = 240;
 
 export interface ReportInput {
+  /** run: `timeline` is a recorded run; buildstats: no run, `file` is the buildstats build read. */
+  source?: 'run' | 'buildstats';
   file: string;
   timeline: Timeline;
+  /** Where the builds' buildstats were found. */
+  buildstatsBase?: string;
+  /** BitBake's disk-monitor errors in the builds' console logs ("No new tasks can be executed…"). */
+  diskmon?: string[];
+  /** An earlier run of the same targets of the other kind (one go / in steps). */
+  other?: { file: string; timeline: Timeline; diskmon?: string[] };
   /** The buildstats builds this run covers, with their tasks. */
   builds: { name: string; tasks: BuildstatsTask[] }[];
   churn?: ReportChurn;
@@ -44,6 +56,8 @@ export function assembleReport(input: ReportInput): Report {
   const names = workdirNames(timeline);
   const run = describeRun(input);
   const usage = describeUsage(timeline, run.fs.ownFs);
+  run.stopped = stopOf(timeline, usage, input.diskmon ?? []);
+  const steps = describeSteps(timeline, usage.baselineBytes);
   const topByPeak = Object.entries(timeline.summary.workdirPeaks)
     .filter(([, bytes]) => bytes > 0)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
@@ -52,9 +66,10 @@ export function assembleReport(input: ReportInput): Report {
   for (const s of timeline.skipped)
     skipped.push({
       path: `${input.file}:${s.lineNo}`,
-      why: 'not a whole JSON line (torn or foreign): skipped',
+      why: s.why ? `${s.why}: skipped` : 'not a whole JSON line (torn or foreign): skipped',
     });
-  if (!timeline.header) skipped.push({ path: input.file, why: 'no header line: run details unknown' });
+  if (!timeline.header && input.source !== 'buildstats')
+    skipped.push({ path: input.file, why: 'no header line: run details unknown' });
   const report: Report = {
     schemaVersion: REPORT_SCHEMA_VERSION,
     run,
@@ -68,7 +83,21 @@ export function assembleReport(input: ReportInput): Report {
     sstate: (input.churn?.builds ?? []).map((b) => ({ build: b.name, summary: b.sstate, reuse: b.reuse })),
     recommendations: [],
     skipped,
+    steps,
+    comparison: null,
   };
+  if (input.other) {
+    const here = briefRun(input.file, timeline, run.fs.ownFs, input.diskmon ?? []);
+    const other = input.other;
+    const there = briefRun(other.file, other.timeline, run.fs.ownFs, other.diskmon ?? []);
+    const [oneGo, stepped] = here.steps.length > 0 ? [there, here] : [here, there];
+    report.comparison = {
+      oneGo,
+      stepped,
+      ratio: oneGo.peakBytes > 0 ? Math.round((stepped.peakBytes / oneGo.peakBytes) * 1000) / 1000 : null,
+      sizeBytes: run.fs.sizeBytes,
+    };
+  }
   report.recommendations = recommend(report, topByPeak, input.plan);
   return report;
 }
@@ -98,19 +127,17 @@ function describeRun(input: ReportInput): ReportRun {
   const { header, summary, samples, events } = input.timeline;
   const times = [...samples.map((s) => s.t), ...events.map((e) => e.t)];
   const command = header?.command ?? null;
-  const target =
-    command
-      ?.slice(1)
-      .filter((a) => !a.startsWith('-'))
-      .at(-1) ?? null;
+  const targets = targetsOf(input.timeline);
   const ownFs = header?.tmpfs.fsType === 'tmpfs';
   const started = header ? Date.parse(header.startedAt) : Number.NaN;
   return {
+    source: input.source ?? 'run',
     file: input.file,
     startedAt: Number.isFinite(started) ? started : times.length > 0 ? Math.min(...times) : null,
     endedAt: times.length > 0 ? Math.max(...times) : null,
     command,
-    target,
+    target: targets.at(-1) ?? null,
+    targets,
     buildDir: header?.buildDir ?? null,
     tmpdir: header?.tmpdir ?? null,
     fs: {
@@ -124,6 +151,109 @@ function describeRun(input: ReportInput): ReportRun {
     complete: !input.timeline.recomputed,
     samples: samples.length,
     builds: input.builds.map((b) => b.name),
+    buildstatsBase: input.buildstatsBase ?? null,
+    stopped: null,
+  };
+}
+
+/**
+ * The commands a run ran: the header's steps, else its command. A run in steps recorded before
+ * the header had `steps` joined the commands into one: split it where the program comes again.
+ */
+export function commandsOf(timeline: Timeline): string[][] {
+  const h = timeline.header;
+  if (h?.steps && h.steps.length > 0) return h.steps;
+  const command = h?.command ?? [];
+  if (command.length === 0) return [];
+  const out: string[][] = [];
+  for (const word of command) {
+    if (word === command[0] || out.length === 0) out.push([word]);
+    else out[out.length - 1]!.push(word);
+  }
+  return out;
+}
+
+/** The build's targets: those of the last command (a run in steps builds its target last). */
+export function targetsOf(timeline: Timeline): string[] {
+  const last = commandsOf(timeline).at(-1);
+  return last ? commandTargets(last) : [];
+}
+
+/**
+ * Why the build did not finish, most specific first: BitBake's disk monitor said so, an ENOSPC
+ * was seen, or the command exited non-zero. A build stopped this way never "fits".
+ */
+export function stopOf(
+  timeline: Timeline,
+  usage: ReportUsage,
+  diskmon: readonly string[],
+): ReportStop | null {
+  if (diskmon.length > 0) return { kind: 'diskmon', message: diskmon[0]! };
+  const enospc = usage.enospc[0];
+  if (enospc) return { kind: 'enospc', message: enospc.message };
+  const code = timeline.summary.exitCode;
+  if (code !== undefined && code !== 0) return { kind: 'failed', message: `the command exited with ${code}` };
+  for (const e of timeline.events)
+    if (e.type === 'step-end' && e.exitCode !== 0)
+      return { kind: 'failed', message: `step ${e.index + 1} exited with ${e.exitCode}` };
+  return null;
+}
+
+/** The steps of a run in steps, each with the run's own peak while it ran. */
+export function describeSteps(timeline: Timeline, baselineBytes: number): ReportStep[] {
+  const steps = new Map<number, ReportStep>();
+  for (const e of timeline.events) {
+    if (e.type === 'step-start')
+      steps.set(e.index, {
+        index: e.index,
+        command: e.command,
+        targets: commandTargets(e.command),
+        startedAt: e.t,
+        endedAt: null,
+        exitCode: null,
+        peakBytes: 0,
+        peakAt: null,
+      });
+    else if (e.type === 'step-end') {
+      const step = steps.get(e.index);
+      if (step) {
+        step.endedAt = e.t;
+        step.exitCode = e.exitCode;
+      }
+    }
+  }
+  const list = [...steps.values()].sort((a, b) => a.index - b.index);
+  for (const step of list) {
+    const end = step.endedAt ?? Number.POSITIVE_INFINITY;
+    for (const s of timeline.samples) {
+      if (s.t < step.startedAt || s.t > end) continue;
+      const own = Math.max(0, s.fs.usedBytes - baselineBytes);
+      if (step.peakAt === null || own > step.peakBytes) {
+        step.peakBytes = own;
+        step.peakAt = s.t;
+      }
+    }
+  }
+  return list;
+}
+
+/** One run as the comparison shows it. */
+export function briefRun(
+  file: string,
+  timeline: Timeline,
+  ownFs: boolean,
+  diskmon: readonly string[],
+): ReportRunBrief {
+  const usage = describeUsage(timeline, ownFs);
+  const started = timeline.header ? Date.parse(timeline.header.startedAt) : Number.NaN;
+  return {
+    file,
+    startedAt: Number.isFinite(started) ? started : null,
+    targets: targetsOf(timeline),
+    peakBytes: usage.peakRunBytes,
+    exitCode: timeline.summary.exitCode ?? null,
+    stopped: stopOf(timeline, usage, diskmon),
+    steps: describeSteps(timeline, usage.baselineBytes),
   };
 }
 

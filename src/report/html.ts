@@ -3,10 +3,11 @@
 // path and message from the build goes through escapeHtml; nothing else is user data.
 
 import { readFileSync } from 'node:fs';
-import type { Report } from '../analyze/report-types.js';
+import type { Report, ReportRunBrief } from '../analyze/report-types.js';
+import { renderShellCommand } from '../plan/mount-commands.js';
 import { formatBytes, formatCount, formatDuration, formatPercent } from './format.js';
-import { formatWhen } from './report-text.js';
-import { escapeHtml as e, renderAreaChart, renderBarChart } from './svg.js';
+import { formatOutcome, formatWhen, reportTitle } from './report-text.js';
+import { escapeHtml as e, limitInView, renderAreaChart, renderBarChart } from './svg.js';
 
 /** templates/ beside src/ (or dist/): both are two levels below the package root. */
 export function readReportTemplate(): string {
@@ -14,16 +15,20 @@ export function readReportTemplate(): string {
 }
 
 export function renderHtml(r: Report, template: string): string {
-  const title = `rambake report: ${r.run.target ?? r.run.file}`;
+  const title = reportTitle(r);
+  const measured = r.run.source === 'run';
   const body = [
     `<h1>${e(title)}</h1>`,
-    `<p class="sub">${e(r.run.command?.join(' ') ?? '')} · ${e(formatWhen(r.run.startedAt, null))} · <span class="mono">${e(r.run.file)}</span></p>`,
-    cards(r),
-    section('Fill over time', fillChart(r)),
-    section('Peak work-dir size per recipe', peakChart(r)),
+    `<p class="sub">${e(r.run.command ? renderShellCommand(r.run.command) : '')} · ${e(formatWhen(r.run.startedAt, null))} · <span class="mono">${e(r.run.file)}</span></p>`,
+    measured
+      ? cards(r)
+      : '<p class="note" id="no-run">No recorded run: CPU, churn and sstate reuse come from buildstats alone; record one with <span class="mono">rambake run -- bitbake TARGET</span> for the fill over time, the peaks and the lingering dirs.</p>',
+    measured ? section('Fill over time', fillChart(r)) : '',
+    r.comparison ? section('One go vs in steps', comparison(r)) : '',
+    measured ? section('Peak work-dir size per recipe', peakChart(r)) : '',
     section('CPU time per recipe', cpuChart(r)),
     section('Recommendations', recommendations(r)),
-    section('Lingering work dirs', lingering(r)),
+    measured ? section('Lingering work dirs', lingering(r)) : '',
     section('Sstate reuse', sstate(r)),
     section('Setscene churn', churn(r)),
     r.skipped.length > 0 ? section('Skipped inputs', skipped(r)) : '',
@@ -66,7 +71,11 @@ function cards(r: Report): string {
     card(
       'exit code',
       r.run.exitCode === null ? '-' : String(r.run.exitCode),
-      r.run.complete ? '' : 'watcher killed: recomputed',
+      r.run.stopped
+        ? formatOutcome(r.run.exitCode, r.run.stopped)
+        : r.run.complete
+          ? ''
+          : 'watcher killed: recomputed',
     ),
   ];
   return `<div class="cards">${list.join('')}</div>`;
@@ -88,15 +97,63 @@ function fillChart(r: Report): string {
       ? {}
       : { limit: { bytes: f.sizeBytes, label: `tmpfs size ${formatBytes(f.sizeBytes)}` } }),
     mark: { t: peakPoint.t, bytes: peakPoint.used, label: `peak ${formatBytes(peakPoint.used)}` },
+    phases: r.steps.map((s) => ({ t: s.startedAt, label: `step ${s.index + 1}` })),
   });
-  const legend = series
-    .map((s) => `<li><span class="sw ${s.cls}"></span>${e(s.label)}</li>`)
-    .concat(f.sizeBytes === null ? [] : ['<li><span class="sw limit"></span>tmpfs size</li>']);
+  const top = Math.max(...f.points.map((p) => p.values.reduce((a, b) => a + b, 0)), peakPoint.used);
+  const size =
+    f.sizeBytes === null
+      ? []
+      : [
+          limitInView(f.sizeBytes, top)
+            ? '<li><span class="sw limit"></span>tmpfs size</li>'
+            : `<li><span class="sw limit"></span>tmpfs size ${e(formatBytes(f.sizeBytes))}: above the scale</li>`,
+        ];
+  const legend = series.map((s) => `<li><span class="sw ${s.cls}"></span>${e(s.label)}</li>`).concat(size);
   const note =
     r.usage.baselineBytes > 0
       ? `<p class="note">TMPDIR shares its file system: the ${e(formatBytes(r.usage.baselineBytes))} there before the run is left out.</p>`
       : '';
   return `<figure id="chart-fill">${svg}<ul class="legend">${legend.join('')}</ul>${note}</figure>`;
+}
+
+/** The same targets in one go and in steps: a bar per run and per step, and a table. */
+function comparison(r: Report): string {
+  const cmp = r.comparison!;
+  const bar = (label: string, bytes: number, title: string) => ({
+    label,
+    value: bytes,
+    text: formatBytes(bytes),
+    title: `${title}: ${formatBytes(bytes)}`,
+  });
+  const bars = [
+    bar('one go', cmp.oneGo.peakBytes, cmp.oneGo.file),
+    bar('in steps', cmp.stepped.peakBytes, cmp.stepped.file),
+    ...cmp.stepped.steps.map((s) =>
+      bar(`step ${s.index + 1}: ${s.targets.join(' ')}`, s.peakBytes, renderShellCommand(s.command)),
+    ),
+  ];
+  const row = (name: string, b: ReportRunBrief) => [
+    e(name),
+    e(formatBytes(b.peakBytes)),
+    e(formatOutcome(b.exitCode, b.stopped)),
+    `<span class="mono">${e(b.file)}</span>`,
+  ];
+  const rows = [
+    row('one go', cmp.oneGo),
+    row('in steps', cmp.stepped),
+    ...cmp.stepped.steps.map((s) => [
+      e(`step ${s.index + 1}`),
+      e(s.peakAt === null ? '-' : formatBytes(s.peakBytes)),
+      e(s.endedAt === null ? 'did not end' : formatOutcome(s.exitCode, null)),
+      `<span class="mono">${e(renderShellCommand(s.command))}</span>`,
+    ]),
+  ];
+  const size = cmp.sizeBytes === null ? '' : ` on a ${formatBytes(cmp.sizeBytes)} tmpfs`;
+  const ratio =
+    cmp.ratio === null
+      ? ''
+      : `<p class="note">In steps the peak was ${Math.round(cmp.ratio * 100)}% of the one-go peak${e(size)}.</p>`;
+  return `<figure id="chart-compare">${renderBarChart(bars, 'Peak in one go and in steps', 'bar')}</figure>${ratio}${table(['run', 'peak', 'outcome', 'timeline / command'], rows, [1])}`;
 }
 
 function peakChart(r: Report): string {

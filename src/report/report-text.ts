@@ -1,7 +1,8 @@
 // Renders `rambake report` as text: aligned sections with human sizes, times as UTC clock
 // times with the offset from the run's start (stable in golden files, whatever the zone).
 
-import type { Report } from '../analyze/report-types.js';
+import type { Report, ReportRunBrief, ReportStep, ReportStop } from '../analyze/report-types.js';
+import { renderShellCommand } from '../plan/mount-commands.js';
 import {
   type Colors,
   formatBytes,
@@ -21,16 +22,33 @@ export function formatWhen(at: number | null, start: number | null): string {
   return start === null ? clock : `${clock} (+${formatDuration(Math.max(0, (at - start) / 1000))})`;
 }
 
+/** The report's title: every target, and how the build ran. */
+export function reportTitle(r: Report): string {
+  if (r.run.source === 'buildstats')
+    return `rambake report: buildstats ${r.run.builds.join(' ')} (no recorded run)`;
+  const targets = r.run.targets.length > 0 ? r.run.targets.join(' ') : r.run.file;
+  return `rambake report: ${targets}${r.steps.length > 1 ? ` in ${r.steps.length} steps` : ''}`;
+}
+
+/** 'ok', 'stopped by the disk monitor: …', 'failed: …', or '-' when unknown. */
+export function formatOutcome(exitCode: number | null, stopped: ReportStop | null): string {
+  if (stopped)
+    return `${stopped.kind === 'diskmon' ? "stopped by BitBake's disk monitor" : stopped.kind === 'enospc' ? 'ENOSPC' : 'failed'}: ${stopped.message}`;
+  return exitCode === null ? '-' : exitCode === 0 ? 'ok' : `exit ${exitCode}`;
+}
+
 export function renderReportText(r: Report, c: Colors): string[] {
+  const measured =
+    r.run.source === 'buildstats'
+      ? []
+      : [...renderUsage(r, c), '', ...renderSteps(r, c), ...renderComparison(r, c)];
   return [
     ...renderRun(r, c),
     '',
-    ...renderUsage(r, c),
-    '',
+    ...measured,
     ...renderPeaks(r, c),
     '',
-    ...renderLingering(r, c),
-    '',
+    ...(r.run.source === 'buildstats' ? [] : [...renderLingering(r, c), '']),
     ...renderSstate(r, c),
     '',
     ...renderRecommendations(r, c),
@@ -49,16 +67,31 @@ function renderRun(r: Report, c: Colors): string[] {
     run.startedAt !== null && run.endedAt !== null
       ? formatDuration((run.endedAt - run.startedAt) / 1000)
       : '-';
-  const out = [c.bold(`Run ${run.file}`)];
+  const out = [c.bold(reportTitle(r))];
+  if (run.source === 'buildstats') {
+    out.push(
+      ...indent(
+        renderTable([
+          ['buildstats', run.file],
+          ['outcome', formatOutcome(null, run.stopped)],
+        ]),
+      ),
+      `  ${c.yellow('no recorded run: CPU, churn and sstate from buildstats only; record one with rambake run -- bitbake <target> for the fill, peaks and lingering dirs')}`,
+    );
+    return out;
+  }
   out.push(
     ...indent(
       renderTable([
-        ['command', run.command?.join(' ') ?? '-'],
+        ['run', run.file],
+        ['command', run.command ? renderShellCommand(run.command) : '-'],
+        ['targets', run.targets.join(' ') || '-'],
         ['started', formatWhen(run.startedAt, null)],
         ['lasted', `${span}, ${run.samples} samples`],
         ['TMPDIR', `${run.tmpdir ?? '-'} on ${where}`],
         ['exit code', run.exitCode === null ? '-' : String(run.exitCode)],
-        ['buildstats', run.builds.join(' ') || '-'],
+        ['outcome', formatOutcome(run.exitCode, run.stopped)],
+        ['buildstats', run.builds.length > 0 ? `${run.builds.join(' ')} in ${run.buildstatsBase}` : '-'],
       ]),
     ),
   );
@@ -103,14 +136,19 @@ function renderUsage(r: Report, c: Colors): string[] {
 }
 
 function renderPeaks(r: Report, c: Colors): string[] {
-  const out = [c.bold('Top recipes by peak work-dir size')];
-  if (r.topByPeak.length === 0) out.push('  none measured');
-  else {
-    const rows = [['recipe', 'version', 'peak', 'work dir'].map(c.dim)];
-    for (const p of r.topByPeak) rows.push([p.pn, p.pv, formatBytes(p.bytes), p.workdir]);
-    out.push(...indent(renderTable(rows, ['left', 'left', 'right'])));
+  const out: string[] = [];
+  // Without a recorded run there were no samples, so no work-dir peaks.
+  if (r.run.source !== 'buildstats') {
+    out.push(c.bold('Top recipes by peak work-dir size'));
+    if (r.topByPeak.length === 0) out.push('  none measured');
+    else {
+      const rows = [['recipe', 'version', 'peak', 'work dir'].map(c.dim)];
+      for (const p of r.topByPeak) rows.push([p.pn, p.pv, formatBytes(p.bytes), p.workdir]);
+      out.push(...indent(renderTable(rows, ['left', 'left', 'right'])));
+    }
+    out.push('');
   }
-  out.push('', c.bold('Top recipes by CPU time (buildstats)'));
+  out.push(c.bold('Top recipes by CPU time (buildstats)'));
   if (r.topByCpu.length === 0) out.push('  no buildstats for this run');
   else {
     const rows = [['recipe', 'CPU', 'wall', 'tasks'].map(c.dim)];
@@ -119,6 +157,54 @@ function renderPeaks(r: Report, c: Colors): string[] {
     out.push(...indent(renderTable(rows, ['left', 'right', 'right', 'right'])));
   }
   return out;
+}
+
+/** A run in steps: each step's command, outcome and the run's own peak while it ran. */
+function renderSteps(r: Report, c: Colors): string[] {
+  if (r.steps.length === 0 || r.comparison) return [];
+  return [c.bold(`Steps (${r.steps.length})`), ...indent(stepRows(r.steps, c)), ''];
+}
+
+function stepRows(steps: readonly ReportStep[], c: Colors): string[] {
+  const rows = [['step', 'peak', 'outcome', 'command'].map(c.dim)];
+  for (const s of steps)
+    rows.push([
+      String(s.index + 1),
+      s.peakAt === null ? '-' : formatBytes(s.peakBytes),
+      s.endedAt === null ? 'did not end' : formatOutcome(s.exitCode, null),
+      renderShellCommand(s.command),
+    ]);
+  return renderTable(rows, ['right', 'right']);
+}
+
+/** One go vs in steps: the same targets, the two peaks and each step's. */
+function renderComparison(r: Report, c: Colors): string[] {
+  const cmp = r.comparison;
+  if (!cmp) return [];
+  const row = (name: string, b: ReportRunBrief) => [
+    name,
+    formatBytes(b.peakBytes),
+    formatOutcome(b.exitCode, b.stopped),
+    b.file,
+  ];
+  const out = [c.bold(`One go vs in steps: ${cmp.stepped.targets.join(' ')}`)];
+  out.push(
+    ...indent(
+      renderTable(
+        [
+          ['run', 'peak', 'outcome', 'timeline'].map(c.dim),
+          row('one go', cmp.oneGo),
+          row('in steps', cmp.stepped),
+        ],
+        ['left', 'right'],
+      ),
+    ),
+    ...indent(indent(stepRows(cmp.stepped.steps, c))),
+  );
+  const size = cmp.sizeBytes === null ? '' : ` (tmpfs size ${formatBytes(cmp.sizeBytes)})`;
+  if (cmp.ratio !== null)
+    out.push(`  in steps the peak was ${Math.round(cmp.ratio * 100)}% of the one-go peak${size}`);
+  return [...out, ''];
 }
 
 function renderLingering(r: Report, c: Colors): string[] {

@@ -28,7 +28,20 @@ export interface AreaChart {
   limit?: { bytes: number; label: string };
   /** A marked point (the peak). */
   mark?: { t: number; bytes: number; label: string };
+  /** Vertical lines where something starts (the steps of a run in steps). */
+  phases?: { t: number; label: string }[];
   title: string;
+}
+
+/** The tmpfs size is drawn on the axis only when within this factor of the data's top. */
+const LIMIT_NEAR = 1.5;
+
+/**
+ * Whether the limit line is in view: the axis follows the data (a 73 MiB build on a 1 GiB
+ * tmpfs must not be a flat line at the bottom) and stretches to a limit only when it is near.
+ */
+export function limitInView(limitBytes: number, dataTop: number): boolean {
+  return limitBytes <= Math.max(1, dataTop) * LIMIT_NEAR;
 }
 
 const W = 920;
@@ -51,7 +64,10 @@ export function renderAreaChart(chart: AreaChart): string {
   const t0 = times[0] ?? 0;
   const span = Math.max(1, (times[times.length - 1] ?? 0) - t0);
   const totals = values.map((v) => v.reduce((a, b) => a + b, 0));
-  const top = Math.max(1, ...totals, chart.limit?.bytes ?? 0, chart.mark?.bytes ?? 0) * 1.06;
+  const dataTop = Math.max(1, ...totals, chart.mark?.bytes ?? 0);
+  const limit = chart.limit;
+  const shown = limit !== undefined && limitInView(limit.bytes, dataTop);
+  const top = Math.max(dataTop, shown ? limit.bytes : 0) * 1.06;
   const iw = W - PAD.left - PAD.right;
   const ih = H - PAD.top - PAD.bottom;
   const x = (t: number) => PAD.left + ((t - t0) / span) * iw;
@@ -75,11 +91,24 @@ export function renderAreaChart(chart: AreaChart): string {
       below[j] = v;
     });
   });
-  if (chart.limit) {
-    const ly = n(y(chart.limit.bytes));
+  if (limit && shown) {
+    const ly = n(y(limit.bytes));
     parts.push(
       `<line class="limit" x1="${PAD.left}" x2="${W - PAD.right}" y1="${ly}" y2="${ly}"/>`,
-      `<text class="limit-label" x="${W - PAD.right - 4}" y="${n(y(chart.limit.bytes) - 5)}" text-anchor="end">${escapeHtml(chart.limit.label)}</text>`,
+      `<text class="limit-label" x="${W - PAD.right - 4}" y="${n(y(limit.bytes) - 5)}" text-anchor="end">${escapeHtml(limit.label)}</text>`,
+    );
+  } else if (limit) {
+    // Off the scale: said in words at the top instead of squashing the data to the bottom.
+    const times = `${(limit.bytes / dataTop).toFixed(limit.bytes / dataTop < 10 ? 1 : 0)}×`;
+    parts.push(
+      `<text class="limit-label limit-off" x="${W - PAD.right - 4}" y="${PAD.top + 10}" text-anchor="end">${escapeHtml(`${limit.label}: above this scale (${times} the top)`)}</text>`,
+    );
+  }
+  for (const p of chart.phases ?? []) {
+    const px = n(x(p.t));
+    parts.push(
+      `<line class="phase" x1="${px}" x2="${px}" y1="${PAD.top}" y2="${n(y(0))}"/>`,
+      `<text class="phase-label" x="${n(x(p.t) + 4)}" y="${PAD.top + 24}">${escapeHtml(p.label)}</text>`,
     );
   }
   if (chart.mark) {

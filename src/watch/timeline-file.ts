@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { openCheckedStream } from '../system/read-file.js';
 import { summarizeTimeline } from './summary.js';
+import { timelineLineProblem } from './timeline-check.js';
 import type {
   TimelineEvent,
   TimelineHeader,
@@ -55,8 +56,8 @@ export interface Timeline {
   summary: TimelineSummary;
   /** True when the summary line was missing (the watcher did not end cleanly). */
   recomputed: boolean;
-  /** Lines that were not whole JSON objects (a torn last line after kill -9), with line numbers. */
-  skipped: { lineNo: number; text: string }[];
+  /** Lines skipped, with line numbers: not whole JSON (a torn last line after kill -9), or, with `why`, not the shape of a timeline line. */
+  skipped: { lineNo: number; text: string; why?: string }[];
 }
 
 /** Line by line: a timeline of megabytes is streamed, never held as one string. */
@@ -68,13 +69,17 @@ export class TimelineAccumulator {
   add(raw: string): void {
     this.lineNo++;
     if (raw.trim() === '') return;
+    let value: unknown;
     try {
-      const value = JSON.parse(raw) as TimelineLine;
-      if (value && typeof value === 'object' && typeof value.type === 'string') this.lines.push(value);
-      else this.skipped.push({ lineNo: this.lineNo, text: raw });
+      value = JSON.parse(raw);
     } catch {
       this.skipped.push({ lineNo: this.lineNo, text: raw });
+      return;
     }
+    // A line of the wrong shape (hand-edited, or another tool's) is skipped, never trusted.
+    const why = timelineLineProblem(value);
+    if (why === undefined) this.lines.push(value as TimelineLine);
+    else this.skipped.push({ lineNo: this.lineNo, text: raw, why });
   }
 
   finish(): Timeline {

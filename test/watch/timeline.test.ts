@@ -118,7 +118,9 @@ describe('timeline file', () => {
   });
 
   it('ignores lines that are JSON but not timeline objects', () => {
-    expect(parseTimeline('42\n\n').skipped).toEqual([{ lineNo: 1, text: '42' }]);
+    expect(parseTimeline('42\n\n').skipped).toEqual([
+      { lineNo: 1, text: '42', why: 'not a timeline line (no "type")' },
+    ]);
   });
 });
 
