@@ -98,6 +98,17 @@ export const OPTIONS: OptionSpec[] = [
     scope: ['space'],
   },
   {
+    flags: '--ignore-doctor',
+    description: 'start the command even when doctor finds an error that makes the build fail',
+    scope: ['run'],
+  },
+  {
+    flags: '--move-old-deploy',
+    description:
+      'move a DEPLOY_DIR that outlived its TMPDIR aside (to <dir>.old-<date>, nothing deleted) before the build',
+    scope: ['run'],
+  },
+  {
     flags: '--interval <seconds>',
     description: 'seconds between samples of the TMPDIR file system and the busy work dirs',
     scope: ['watch', 'run'],

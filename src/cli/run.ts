@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { loadBuildDir } from '../bitbake/builddir.js';
 import type { LoadOptions } from '../bitbake/builddir-types.js';
-import { UsageError } from '../errors.js';
-import { buildStoppers } from '../plan/doctor.js';
+import { EXIT_FINDINGS, UsageError } from '../errors.js';
+import { checkBeforeBuild } from '../plan/doctor.js';
 import { resolveSteps, stepCommands } from '../plan/steps.js';
+import { renderBeforeBuild } from '../report/before-build.js';
 import { renderRunSummary } from '../report/watch.js';
 import { setup } from './common.js';
 import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
@@ -12,6 +13,8 @@ interface RunFlags {
   interval?: string;
   timeline?: string;
   steps?: string;
+  ignoreDoctor?: boolean;
+  moveOldDeploy?: boolean;
 }
 
 export function registerRun(program: Command): void {
@@ -27,8 +30,19 @@ export function registerRun(program: Command): void {
       throw new UsageError('rambake run needs a command', 'rambake run -- bitbake <target>');
     const interval = intervalMs(flags.interval);
     const bd = await loadBuildDir(load);
-    for (const f of await buildStoppers(bd))
-      out.warn(`rambake: before the build: ${f.message}\n  fix: ${f.fix}`);
+    const before = await checkBeforeBuild(bd, { moveOldDeploy: flags.moveOldDeploy === true });
+    const checked = renderBeforeBuild(before, {
+      topdir: bd.topdir,
+      command,
+      ...(flags.steps === undefined ? {} : { steps: flags.steps }),
+      ignore: flags.ignoreDoctor === true,
+    });
+    for (const line of checked.lines) out.warn(line);
+    if (checked.refuse) {
+      if (out.json) out.document({ schemaVersion: 1, started: false, findings: before.stoppers });
+      process.exitCode = EXIT_FINDINGS;
+      return;
+    }
     const commands =
       flags.steps === undefined ? [command] : await stepsToCommands(load, command, flags.steps);
     const display = makeDisplay(out, { jsonLines: false });

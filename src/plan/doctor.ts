@@ -2,9 +2,10 @@
 
 import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
+import { moveAside } from './deploy-aside.js';
 import { readBuildFacts } from './facts.js';
 import { type Finding, sortFindings } from './findings.js';
-import { checkHazards } from './hazards.js';
+import { checkHazards, DEPLOY_OUTLIVES } from './hazards.js';
 
 export const DOCTOR_SCHEMA_VERSION = 1;
 
@@ -35,8 +36,32 @@ async function findingsFor(bd: BuildDir): Promise<Finding[]> {
 
 /**
  * The findings doctor calls errors: each stops BitBake too (a DEPLOY_DIR left by a lost tmpfs,
- * a noexec TMPDIR, a moved TMPDIR), so `rambake run` names them before the build starts.
+ * a noexec TMPDIR, a moved TMPDIR) or runs the machine out of memory (an oversized tmpfs), so
+ * `rambake run` does not start the build while one is there.
  */
 export async function buildStoppers(bd: BuildDir): Promise<Finding[]> {
   return (await findingsFor(bd)).filter((f) => f.severity === 'error');
+}
+
+export interface BeforeBuild {
+  /** The errors left: `rambake run` starts nothing while there is one (unless told to). */
+  stoppers: Finding[];
+  /** The old DEPLOY_DIR moved aside (`--move-old-deploy`), when it was in the way. */
+  moved?: { from: string; to: string };
+}
+
+/**
+ * What `rambake run` checks before it starts BitBake. With `moveOldDeploy`, a DEPLOY_DIR that
+ * outlived its TMPDIR is renamed aside (kept whole) and the checks run again, so the answer
+ * says whether the move really cleared the way rather than assuming it did.
+ */
+export async function checkBeforeBuild(
+  bd: BuildDir,
+  options: { moveOldDeploy: boolean; now?: Date },
+): Promise<BeforeBuild> {
+  const stoppers = await buildStoppers(bd);
+  if (!options.moveOldDeploy || !stoppers.some((f) => f.id === DEPLOY_OUTLIVES)) return { stoppers };
+  const from = bd.paths.deployDir;
+  const to = await moveAside(from, options.now ?? new Date());
+  return { stoppers: await buildStoppers(bd), moved: { from, to } };
 }

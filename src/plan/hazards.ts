@@ -10,6 +10,7 @@ import { checkDiskmon } from './check-diskmon.js';
 import { checkBitbakeLock } from './check-lock.js';
 import type { BuildFacts, MountFacts, PathKey } from './facts-types.js';
 import type { Finding } from './findings.js';
+import { renderShellCommand } from './mount-commands.js';
 import { sanityProblems } from './tmpdir-path.js';
 
 const USER_CONFS = new Set(['site.conf', 'auto.conf', 'toolcfg.conf', 'local.conf']);
@@ -258,6 +259,16 @@ function checkMounts(bd: BuildDir, facts: BuildFacts): Finding[] {
   return out;
 }
 
+export const DEPLOY_OUTLIVES = 'deploy-outlives-tmpdir';
+
+/**
+ * The shell command that moves a folder aside as `--move-old-deploy` does (`<dir>.old-<UTC date>`),
+ * for a person to paste: the date comes from `date` when it runs.
+ */
+export function moveAsideCommand(dir: string): string {
+  return `mv ${renderShellCommand([dir, dir])}.old-$(date -u +%Y%m%d-%H%M%S)`;
+}
+
 /**
  * sstate refuses to install a file that already exists in DEPLOY_DIR unless a manifest in
  * sstate-control says who owns it. A DEPLOY_DIR kept on disk outlives a tmpfs TMPDIR (that is
@@ -269,10 +280,10 @@ function checkDeployOutlivesTmpdir(bd: BuildDir, facts: BuildFacts): Finding[] {
   if (inside || !facts.deployHasFiles || facts.manifestsPresent) return [];
   return [
     {
-      id: 'deploy-outlives-tmpdir',
+      id: DEPLOY_OUTLIVES,
       severity: 'error',
       message: `DEPLOY_DIR ${bd.paths.deployDir} holds files but ${bd.paths.sstateManifests} has no manifests: sstate will refuse to install over them ("trying to install files into a shared area when those files already exist")`,
-      fix: `move it aside before building, keeping your images: mv ${bd.paths.deployDir} ${bd.paths.deployDir}.old`,
+      fix: `move it aside before building, keeping your images: rambake run --move-old-deploy -- <your bitbake command> does it and checks again, or ${moveAsideCommand(bd.paths.deployDir)}`,
     },
   ];
 }
