@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { EXIT_FINDINGS, EXIT_OK, UsageError } from '../errors.js';
-import { type PredictOptions, predictPeak } from '../plan/predict.js';
+import { type PredictOptions, predictPeak, reconcileVerdict } from '../plan/predict.js';
 import { makePlan } from '../plan/sizing.js';
 import type { PlanOptions } from '../plan/sizing-types.js';
 import { parseStepsList } from '../plan/steps.js';
@@ -49,7 +49,9 @@ export function planOptions(flags: PlanFlags): PlanOptions {
       throw new UsageError(`--scope ${flags.scope}: expected tmpdir or workdir`);
     opts.scope = flags.scope;
   }
-  if (flags.target !== undefined) opts.target = flags.target;
+  // Published figures are per image: a list of targets has none of its own.
+  const targets = splitTargets(flags.target);
+  if (targets.length === 1) opts.target = targets[0]!;
   if (flags.path !== undefined) opts.path = flags.path;
   return opts;
 }
@@ -62,24 +64,26 @@ export function registerPlan(program: Command): void {
     const { out, load } = setup(command);
     if ((flags.threads !== undefined || flags.steps !== undefined) && !flags.predict)
       throw new UsageError('--threads and --steps go with --predict');
-    const plan = await makePlan(load, planOptions(flags));
+    const planned = await makePlan(load, planOptions(flags));
     const prediction = flags.predict
-      ? await predictPeak(load, predictOptions(flags, plan.tmpfs.size))
+      ? await predictPeak(load, predictOptions(flags, planned.tmpfs.size))
       : undefined;
+    // One verdict per output: a prediction that gives one is the plan's verdict too.
+    const plan = prediction ? reconcileVerdict(planned, prediction) : planned;
     if (out.json) out.document(prediction ? { ...plan, prediction } : plan);
     else {
       for (const line of renderPlan(plan, out.colors)) out.line(line);
       if (prediction) for (const line of ['', ...renderPrediction(prediction, out.colors)]) out.line(line);
     }
-    const fits = prediction?.fits ?? plan.verdict.fits;
-    process.exitCode = fits ? EXIT_OK : EXIT_FINDINGS;
+    process.exitCode = plan.verdict.fits ? EXIT_OK : EXIT_FINDINGS;
   });
 }
 
 /** `--predict [--threads N] [--steps auto|a,b]`: simulate the build against the planned tmpfs size. */
 function predictOptions(flags: PlanFlags, tmpfsSize: number): PredictOptions {
   const opts: PredictOptions = { tmpfsSize };
-  if (flags.target !== undefined) opts.target = flags.target;
+  const targets = splitTargets(flags.target);
+  if (targets.length > 0) opts.targets = targets;
   if (flags.threads !== undefined) {
     const n = Number(flags.threads);
     if (!Number.isInteger(n) || n < 1)
@@ -89,4 +93,9 @@ function predictOptions(flags: PlanFlags, tmpfsSize: number): PredictOptions {
   if (flags.steps !== undefined)
     opts.steps = flags.steps.trim() === 'auto' ? ['auto'] : parseStepsList(flags.steps);
   return opts;
+}
+
+/** `--target "a b"` or `--target a,b`: every target of the build. */
+function splitTargets(flag: string | undefined): string[] {
+  return (flag ?? '').split(/[\s,]+/).filter((t) => t !== '');
 }

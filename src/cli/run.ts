@@ -6,6 +6,7 @@ import { checkBeforeBuild } from '../plan/doctor.js';
 import { resolveSteps, stepCommands } from '../plan/steps.js';
 import { renderBeforeBuild } from '../report/before-build.js';
 import { renderRunSummary } from '../report/watch.js';
+import { commandTargets } from '../watch/timeline-runs.js';
 import { setup } from './common.js';
 import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
 
@@ -82,11 +83,16 @@ export function registerRun(program: Command): void {
   });
 }
 
-/** `--steps auto|a,b,c -- bitbake TARGET`: build each step, then the target, one after the other. */
+/**
+ * `--steps auto|a,b,c -- bitbake A B…`: build each step alone, then the command as given (every
+ * target and option kept).
+ */
 async function stepsToCommands(load: LoadOptions, command: string[], spec: string): Promise<string[][]> {
-  const [bitbake, ...rest] = command;
-  const target = rest.filter((a) => !a.startsWith('-')).at(-1);
-  if (bitbake === undefined || target === undefined || rest.length !== 1)
-    throw new UsageError('--steps takes one target: rambake run --steps auto -- bitbake <target>');
-  return stepCommands(await resolveSteps(load, target, spec), target, bitbake);
+  const targets = commandTargets(command);
+  if (!/(^|\/)bitbake$/.test(command[0] ?? '') || targets.length === 0)
+    throw new UsageError(
+      `--steps goes with a bitbake command that names its targets, not '${command.join(' ')}'`,
+      'rambake run --steps auto -- bitbake <target>…',
+    );
+  return stepCommands(await resolveSteps(load, targets, spec), command);
 }

@@ -8,18 +8,16 @@ import { optionsFor } from './options.js';
 export function registerSteps(program: Command): void {
   const cmd = program
     .command('steps')
-    .argument('<target>', 'the image or recipe to build')
+    .argument('<targets...>', 'the images or recipes to build (as after bitbake)')
     .description('propose recipes to build one at a time before TARGET so the tmpfs peak stays small');
   for (const spec of optionsFor('steps').filter((o) => o.scope !== 'global')) {
     cmd.addOption(new Option(spec.flags, spec.description));
   }
-  cmd.action(async (target: string, _opts, c: Command) => {
+  cmd.action(async (targets: string[], _opts, c: Command) => {
     const { out, load } = setup(c, { askBitbake: false });
-    const proposal = await proposeSteps(load, target);
-    if (out.json) {
-      const { schemaVersion, steps, reasons, graph, notes } = proposal;
-      out.document({ schemaVersion, target, steps, reasons, graph, notes });
-    } else for (const line of renderSteps(proposal, out.colors)) out.line(line);
+    const proposal = await proposeSteps(load, targets);
+    if (out.json) out.document(proposal);
+    else for (const line of renderSteps(proposal, out.colors)) out.line(line);
     process.exitCode = EXIT_OK;
   });
 }

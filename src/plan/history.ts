@@ -1,102 +1,24 @@
-// Measured history for sizing: recorded runs (`${TOPDIR}/rambake/runs/*.jsonl`, see
-// watch/timeline-types.ts) and compile memory from buildstats. A run's summary line gives its
-// peaks; a watcher killed with -9 leaves none, so the peaks are recomputed from the sample
-// lines, and a torn last line (half written) is skipped.
+// What was measured on this build, for plan, steps and the prediction alike: the recorded runs
+// under `${TOPDIR}/rambake/runs/` (read by the one timeline reader, watch/timeline-runs.ts),
+// compile memory of the newest buildstats builds, the task times of the builds the newest run
+// covered (or, without a run, of the newest build that ran the targets asked about), and the
+// footprint each task left on TMPDIR. Reading only; the maths is in analyze/footprint.ts.
 
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { measureFootprint } from '../analyze/footprint.js';
 import type { BuildDir } from '../bitbake/builddir-types.js';
-import { type BuildstatsTask, listBuilds, readBuildstatsBuild } from '../bitbake/buildstats.js';
-import { openCheckedStream } from '../system/read-file.js';
-import type { TimelineLine } from '../watch/timeline-types.js';
-import type { CompileRss, History, RunPeak } from './sizing-types.js';
+import {
+  type BuildstatsBuild,
+  type BuildstatsBuildRef,
+  type BuildstatsTask,
+  listBuilds,
+  readBuildstatsBuild,
+} from '../bitbake/buildstats.js';
+import { splitPF } from '../bitbake/pf.js';
+import { type RecordedRun, readRecordedRuns, runsDir } from '../watch/timeline-runs.js';
+import type { CompileRss, History, TaskTimes } from './sizing-types.js';
 
-/** A run being read line by line; `finishRun` turns it into a RunPeak. */
-export interface RunAccumulator {
-  run: RunPeak;
-  /** From the summary line, which wins over recomputed samples. */
-  summary?: { bytes: number; inodes: number; workdirPeaks: Record<string, number> };
-}
-
-export function startRun(file: string): RunAccumulator {
-  return {
-    run: {
-      file,
-      summarised: false,
-      peakBytes: 0,
-      peakInodes: 0,
-      peakWorkBytes: 0,
-      onTmpfs: false,
-      workdirPeaks: {},
-      samples: 0,
-      enospc: false,
-      skippedLines: 0,
-    },
-  };
-}
-
-/**
- * Adds one timeline line.
- *   '{"type":"sample","t":1,"fs":{"usedBytes":5,…},"workdirs":{"core2-64-poky-linux/zlib/1.3.1":3}}'
- *     → peakBytes ≥ 5, workdirPeaks['core2-64-poky-linux/zlib/1.3.1'] ≥ 3
- */
-export function addTimelineLine(acc: RunAccumulator, text: string): void {
-  if (text.trim() === '') return;
-  let line: TimelineLine;
-  try {
-    line = JSON.parse(text) as TimelineLine;
-  } catch {
-    acc.run.skippedLines++;
-    return;
-  }
-  const run = acc.run;
-  switch (line.type) {
-    case 'header':
-      run.startedAt = line.startedAt;
-      run.onTmpfs = line.tmpfs.fsType === 'tmpfs';
-      if (run.onTmpfs && line.tmpfs.sizeBytes !== undefined) run.sizeBytes = line.tmpfs.sizeBytes;
-      return;
-    case 'sample': {
-      run.samples++;
-      run.firstUsedBytes ??= line.fs.usedBytes;
-      run.peakBytes = Math.max(run.peakBytes, line.fs.usedBytes);
-      run.peakInodes = Math.max(run.peakInodes, line.fs.usedInodes);
-      let sum = 0;
-      for (const [dir, bytes] of Object.entries(line.workdirs)) {
-        sum += bytes;
-        run.workdirPeaks[dir] = Math.max(run.workdirPeaks[dir] ?? 0, bytes);
-      }
-      run.peakWorkBytes = Math.max(run.peakWorkBytes, sum);
-      return;
-    }
-    case 'enospc':
-      run.enospc = true;
-      return;
-    case 'summary':
-      acc.summary = { bytes: line.peak.bytes, inodes: line.peak.inodes, workdirPeaks: line.workdirPeaks };
-      return;
-  }
-}
-
-export function finishRun(acc: RunAccumulator): RunPeak {
-  const run = { ...acc.run, workdirPeaks: { ...acc.run.workdirPeaks } };
-  if (acc.summary) {
-    run.summarised = true;
-    run.peakBytes = Math.max(run.peakBytes, acc.summary.bytes);
-    run.peakInodes = Math.max(run.peakInodes, acc.summary.inodes);
-    for (const [dir, bytes] of Object.entries(acc.summary.workdirPeaks))
-      run.workdirPeaks[dir] = Math.max(run.workdirPeaks[dir] ?? 0, bytes);
-  }
-  return run;
-}
-
-/** A whole timeline text at once (tests, small files). */
-export function parseTimeline(text: string, file = '<text>'): RunPeak {
-  const acc = startRun(file);
-  for (const line of text.split('\n')) addTimelineLine(acc, line);
-  return finishRun(acc);
-}
+export { runsDir };
 
 /** Compile memory per job: the largest process of each do_compile (Child rusage ru_maxrss, KiB). */
 export function summariseCompileRss(
@@ -137,7 +59,7 @@ export function workdirPn(key: string): string {
 }
 
 /** Merges runs: the largest peak per work dir over every run. */
-export function mergeWorkdirPeaks(runs: readonly RunPeak[]): Record<string, number> {
+export function mergeWorkdirPeaks(runs: readonly RecordedRun[]): Record<string, number> {
   const peaks: Record<string, number> = {};
   for (const run of runs)
     for (const [dir, bytes] of Object.entries(run.workdirPeaks))
@@ -145,62 +67,125 @@ export function mergeWorkdirPeaks(runs: readonly RunPeak[]): Record<string, numb
   return peaks;
 }
 
-// ---- readers ----
-
-/** Streams one timeline file (they grow to megabytes over a long build). */
-export async function readRun(file: string): Promise<RunPeak> {
-  const acc = startRun(file);
-  const lines = createInterface({
-    input: (await openCheckedStream(file)).setEncoding('utf8'),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
-  for await (const line of lines) addTimelineLine(acc, line);
-  return finishRun(acc);
+/** Per recipe: the largest work-dir peak of any of its work dirs. */
+export function recipeWorkdirPeaks(workdirPeaks: Record<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [dir, bytes] of Object.entries(workdirPeaks)) {
+    const pn = workdirPn(dir);
+    out.set(pn, Math.max(out.get(pn) ?? 0, bytes));
+  }
+  return out;
 }
 
-/** Every `*.jsonl` under the runs folder, oldest first; [] when there is none. */
-export async function readRuns(runsDir: string): Promise<RunPeak[]> {
-  const names = await readdir(runsDir).catch(() => [] as string[]);
-  const files = names.filter((n) => n.endsWith('.jsonl')).sort();
-  return Promise.all(files.map((n) => readRun(join(runsDir, n))));
+export function emptyTimes(): TaskTimes {
+  return { seconds: new Map(), spans: [], builds: [] };
 }
 
 export function emptyHistory(): History {
-  return { runs: [], workdirPeaks: {}, notes: [] };
+  return { runs: [], workdirPeaks: {}, times: emptyTimes(), notes: [] };
 }
 
-/** Where `rambake run` / `rambake watch` record runs. */
-export function runsDir(topdir: string): string {
-  return join(topdir, 'rambake', 'runs');
+/** Pure: task times and spans of some buildstats builds, oldest first (a later build wins). */
+export function taskTimesOf(builds: readonly BuildstatsBuild[]): TaskTimes {
+  const out = emptyTimes();
+  for (const build of builds) {
+    out.builds.push(build.name);
+    for (const t of build.tasks) {
+      const pn = splitPF(t.pf).pn;
+      const task = t.setscene ? `${t.task}_setscene` : t.task;
+      if (t.elapsed !== undefined) out.seconds.set(`${pn}:${task}`, t.elapsed);
+      if (t.started !== undefined && t.ended !== undefined) {
+        const wchar = t.io.wchar;
+        out.spans.push({
+          pn,
+          task,
+          start: t.started * 1000,
+          end: t.ended * 1000,
+          ...(wchar !== undefined ? { wchar } : {}),
+        });
+      }
+    }
+  }
+  return out;
 }
 
 /** How many of the newest buildstats builds to read for compile memory. */
-const BUILDSTATS_BUILDS = 3;
+const COMPILE_BUILDS = 3;
 
-/** Recorded runs and compile memory of the newest builds (buildstats under BUILDSTATS_BASE or rambake-keep). */
-export async function readHistory(bd: BuildDir): Promise<History> {
+export interface HistoryOptions {
+  /** Without a recorded run, task times come from the newest build that ran one of these. */
+  targets?: readonly string[];
+}
+
+/** Recorded runs and buildstats (under BUILDSTATS_BASE and rambake-keep) of one build dir. */
+export async function readHistory(bd: BuildDir, opts: HistoryOptions = {}): Promise<History> {
   const history = emptyHistory();
-  history.runs = await readRuns(runsDir(bd.topdir));
+  history.runs = await readRecordedRuns(bd.topdir);
+  const run = history.runs.at(-1);
+  if (run) history.run = run;
   history.workdirPeaks = mergeWorkdirPeaks(history.runs);
-  for (const run of history.runs) {
-    if (!run.summarised)
+  for (const r of history.runs) {
+    if (!r.summarised)
       history.notes.push(
-        `${run.file}: no summary line (watcher killed?): peaks recomputed from ${run.samples} samples`,
+        `${r.file}: no summary line (watcher killed?): peaks recomputed from ${r.samples.length} samples`,
       );
-    if (run.skippedLines > 0)
-      history.notes.push(`${run.file}: ${run.skippedLines} unreadable line(s) skipped`);
+    if (r.skippedLines > 0) history.notes.push(`${r.file}: ${r.skippedLines} unreadable line(s) skipped`);
   }
   const bases = [...new Set([bd.paths.buildstatsBase, join(bd.topdir, 'rambake-keep', 'buildstats')])];
-  const builds = (await Promise.all(bases.map((b) => listBuilds(b))))
+  const refs = (await Promise.all(bases.map((b) => listBuilds(b))))
     .flat()
-    .sort((a, b) => a.startedAt - b.startedAt)
-    .slice(-BUILDSTATS_BUILDS);
-  const tasks: BuildstatsTask[] = [];
-  for (const ref of builds) tasks.push(...(await readBuildstatsBuild(ref.dir)).tasks);
+    .sort((a, b) => a.startedAt - b.startedAt);
+  const cache = new Map<string, Promise<BuildstatsBuild>>();
+  const read = (ref: BuildstatsBuildRef) => {
+    const have = cache.get(ref.dir);
+    if (have) return have;
+    const p = readBuildstatsBuild(ref.dir);
+    cache.set(ref.dir, p);
+    return p;
+  };
+
+  const newest = refs.slice(-COMPILE_BUILDS);
   const compile = summariseCompileRss(
-    tasks,
-    builds.map((b) => b.dir),
+    (await Promise.all(newest.map(read))).flatMap((b) => b.tasks),
+    newest.map((b) => b.dir),
   );
   if (compile) history.compile = compile;
+  const last = refs.at(-1);
+  if (last) {
+    const stats = (await read(last)).buildStats;
+    const completed = stats?.elapsed !== undefined && stats.failedAt.length === 0;
+    history.newestBuild = { name: last.name, dir: last.dir, completed };
+  }
+
+  if (run) {
+    // BUILDNAME has one-second resolution: allow a second of slack at the start.
+    const end = run.endedAt || Number.POSITIVE_INFINITY;
+    const covered = refs.filter((b) => b.startedAt >= run.startedAt - 1000 && b.startedAt <= end);
+    history.times = taskTimesOf(await Promise.all(covered.map(read)));
+    if (covered.length === 0) history.notes.push(`no buildstats for the recorded run ${run.file}`);
+    // BitBake's own task times carry what each task wrote; the watcher's events are the fallback.
+    const spans = history.times.spans.length > 0 ? history.times.spans : run.spans;
+    if (run.samples.length >= 2) history.footprint = measureFootprint(run.samples, spans);
+    else history.notes.push(`the recorded run ${run.file} has no usage samples`);
+  } else {
+    history.notes.push(
+      `no recorded run under ${runsDir(bd.topdir)} (record one with rambake run -- bitbake TARGET)`,
+    );
+    const build = await newestBuildOf(refs, read, opts.targets ?? []);
+    if (build) history.times = taskTimesOf([build]);
+  }
   return history;
+}
+
+/** The newest build that ran a task of one of the targets; the newest build when none is named. */
+async function newestBuildOf(
+  refs: readonly BuildstatsBuildRef[],
+  read: (ref: BuildstatsBuildRef) => Promise<BuildstatsBuild>,
+  targets: readonly string[],
+): Promise<BuildstatsBuild | undefined> {
+  for (const ref of [...refs].reverse()) {
+    const build = await read(ref);
+    if (targets.length === 0 || build.tasks.some((t) => targets.includes(splitPF(t.pf).pn))) return build;
+  }
+  return undefined;
 }

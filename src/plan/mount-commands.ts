@@ -68,14 +68,26 @@ export function renderShellCommand(argv: readonly string[]): string {
  * timeline), so it is quoted, and one starting with `-` goes after `--` (argparse's end of
  * options) so that it is not read as an option. Example: '$(id)' → `bitbake '$(id)'`.
  */
-export function renderBitbakeCommand(target: string): string {
-  return renderShellCommand(target.startsWith('-') ? ['bitbake', '--', target] : ['bitbake', target]);
+export function renderBitbakeCommand(targets: string | readonly string[]): string {
+  return renderShellCommand(['bitbake', ...bitbakeTargets(targets)]);
 }
 
-/** `rambake run --steps=a,b -- bitbake TARGET`, quoted the same way (`--steps=` keeps a leading `-` a value). */
-export function renderRunStepsCommand(steps: readonly string[], target: string): string {
-  const bitbake = target.startsWith('-') ? ['bitbake', '--', target] : ['bitbake', target];
-  return renderShellCommand(['rambake', 'run', `--steps=${steps.join(',')}`, '--', ...bitbake]);
+/** `rambake run --steps=a,b -- bitbake A B`, quoted the same way (`--steps=` keeps a leading `-` a value). */
+export function renderRunStepsCommand(steps: readonly string[], targets: string | readonly string[]): string {
+  return renderShellCommand([
+    'rambake',
+    'run',
+    `--steps=${steps.join(',')}`,
+    '--',
+    'bitbake',
+    ...bitbakeTargets(targets),
+  ]);
+}
+
+/** Every target, after `--` when one starts with `-` (so bitbake reads none as an option). */
+function bitbakeTargets(targets: string | readonly string[]): string[] {
+  const list = typeof targets === 'string' ? [targets] : [...targets];
+  return list.some((t) => t.startsWith('-')) ? ['--', ...list] : list;
 }
 
 /** The commands a non-root user runs: make the folder if missing, then mount. */

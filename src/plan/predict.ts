@@ -1,47 +1,70 @@
 // `rambake plan --predict`: the tmpfs peak a build would reach with a given
-// BB_NUMBER_THREADS, scheduler and steps, from the task graph, the recorded task times and
-// the recorded footprint of each task; and whether it fits the tmpfs.
+// BB_NUMBER_THREADS, scheduler and steps, from the one task graph (steps-graph.ts), the
+// measured task times and the recorded footprint of each task; and whether it fits the tmpfs.
+// With too little measured (no recorded footprint, or most tasks never timed) it says so and
+// gives no peak and no verdict: 0 bytes is not a figure.
 
-import { type Scheduler, type StepPeak, simulateSteps } from '../analyze/peak.js';
+import { type Scheduler, type SimTask, type StepPeak, simulateSteps } from '../analyze/peak.js';
 import { loadBuildDir } from '../bitbake/builddir.js';
 import type { LoadOptions } from '../bitbake/builddir-types.js';
 import { UsageError } from '../errors.js';
+import { formatBytes } from '../report/format.js';
 import { isTmpfs, statFs } from '../system/fsstat.js';
+import { readHistory } from './history.js';
+import type { RamPlan } from './sizing-types.js';
 import { loadGraphAndHistory, proposeSteps } from './steps.js';
-import { findNewestRun, readRecordedRun } from './steps-history.js';
 
-export const PREDICTION_SCHEMA_VERSION = 1;
+export const PREDICTION_SCHEMA_VERSION = 2;
+
+/** Below this share of the graph's tasks timed, the prediction is not made. */
+export const MIN_TIMED_SHARE = 0.5;
 
 export interface PredictOptions {
   threads?: number;
-  /** Recipes built one at a time before the target; ['auto'] asks `steps` for them. */
+  /** Recipes built one at a time before the targets; ['auto'] asks `steps` for them. */
   steps?: string[];
   /** tmpfs size in bytes; default: TMPDIR's own size when it is a tmpfs. */
   tmpfsSize?: number;
-  /** Default: the target of the recorded run. */
+  /** Default: every target of the newest recorded run. */
+  targets?: string[];
+  /** One target (the same as `targets: [target]`). */
   target?: string;
   scheduler?: Scheduler;
   /** false: never run `bitbake -g` (tests, a busy server). */
   bitbakeGraph?: boolean;
 }
 
+export interface PredictedStep extends StepPeak {
+  /** The targets of that bitbake invocation. */
+  targets: string[];
+}
+
 export interface Prediction {
   schemaVersion: number;
+  /** The targets as one string (`a b`). */
   target: string;
+  targets: string[];
+  /** Named on the command line, or taken from the newest recorded run's command. */
+  targetsFrom: 'asked' | 'recorded-run';
   threads: number;
   scheduler: Scheduler;
   steps: string[];
-  peakBytes: number;
-  /** The invocation holding the peak (a step, or the target). */
-  peakStep: string;
+  /** False when too little was measured: no peak, no time and no verdict are given. */
+  predicted: boolean;
+  /** Why not, when `predicted` is false. */
+  unpredictedWhy?: string;
+  peakBytes?: number;
+  /** The invocation holding the peak (a step, or the targets). */
+  peakStep?: string;
   /** Recipes running at the peak. */
   peakRecipes: string[];
   /** Predicted wall seconds (sum of the invocations). */
-  seconds: number;
-  perStep: StepPeak[];
+  seconds?: number;
+  perStep: PredictedStep[];
   /** The same build without steps, for comparison (when steps were given). */
   withoutSteps?: { peakBytes: number; seconds: number };
   tmpfsSize?: number;
+  /** Only when predicted and a size is known. */
   fits?: boolean;
   /** What it rests on. */
   sources: { graph: string; timeline?: string; buildstats: string[] };
@@ -49,83 +72,136 @@ export interface Prediction {
   notes: string[];
 }
 
-function targetOf(command: readonly string[] | undefined): string | undefined {
-  if (!command) return undefined;
-  const args = command.slice(command.findIndex((a) => /(^|\/)bitbake$/.test(a)) + 1);
-  return args.filter((a) => !a.startsWith('-')).pop();
+/** The id of the last invocation's root: one target's do_build, or a node waiting for all of them. */
+function targetsRoot(tasks: Map<string, SimTask>, targets: readonly string[]): string {
+  if (targets.length === 1) return `${targets[0]}:do_build`;
+  const pn = targets.join(' ');
+  const id = `${pn}:do_build`;
+  tasks.set(id, {
+    id,
+    pn,
+    task: 'do_build',
+    deps: targets.map((t) => `${t}:do_build`).filter((d) => tasks.has(d)),
+    seconds: 0,
+    bytes: 0,
+  });
+  return id;
 }
 
 export async function predictPeak(load: LoadOptions, opts: PredictOptions = {}): Promise<Prediction> {
-  const probe = opts.target ? undefined : await recordedTarget(load);
-  const target = opts.target ?? probe;
-  if (!target) {
+  const asked = opts.targets ?? (opts.target === undefined ? [] : [opts.target]);
+  const history = await readHistory(await loadBuildDir(load), { targets: asked });
+  const targets = asked.length > 0 ? asked : (history.run?.targets ?? []);
+  if (targets.length === 0)
     throw new UsageError(
-      'no target to predict',
-      'name one (rambake plan --predict TARGET) or record a run first',
+      'no target to predict: name one, or record a run first',
+      'rambake plan --predict --target TARGET (or rambake run -- bitbake TARGET, then rambake plan --predict)',
     );
-  }
-  const g = await loadGraphAndHistory(load, target, { bitbakeGraph: opts.bitbakeGraph ?? true });
+  const g = await loadGraphAndHistory(load, targets, {
+    bitbakeGraph: opts.bitbakeGraph ?? true,
+    history,
+  });
   const notes = [...g.notes];
   const threadsVar = Number.parseInt(g.bd.vars.BB_NUMBER_THREADS.value ?? '', 10);
   const threads = opts.threads ?? (Number.isFinite(threadsVar) && threadsVar > 0 ? threadsVar : 4);
   const scheduler: Scheduler =
     opts.scheduler ?? (g.bd.vars.BB_SCHEDULER.value === 'completion' ? 'completion' : 'speed');
+  const tasks = new Map(g.graph.tasks);
   let steps = opts.steps ?? [];
   if (steps.length === 1 && steps[0] === 'auto') {
-    steps = (await proposeSteps(load, target, { bitbakeGraph: opts.bitbakeGraph ?? true })).steps;
+    steps = (await proposeSteps(load, targets, { bitbakeGraph: opts.bitbakeGraph ?? true })).steps;
   }
-  const unknown = steps.filter((s) => !g.tasks.has(`${s}:do_build`));
+  const unknown = steps.filter((s) => !tasks.has(`${s}:do_build`));
   if (unknown.length > 0) notes.push(`steps not in the task graph (ignored): ${unknown.join(', ')}`);
-  steps = steps.filter((s) => g.tasks.has(`${s}:do_build`) && s !== target);
-  const roots = [...steps, target].map((s) => `${s}:do_build`);
-  if (!g.tasks.has(`${target}:do_build`)) notes.push(`${target}:do_build is not in the task graph`);
+  steps = steps.filter((s) => tasks.has(`${s}:do_build`) && !targets.includes(s));
 
-  const sim = { threads, scheduler };
-  const r = simulateSteps(g.tasks, roots, sim);
-  const start = g.history.footprint?.startBytes ?? 0;
-  const tasks = [...g.tasks.values()];
+  const all = [...tasks.values()];
+  const coverage = {
+    tasks: all.length,
+    timed: all.filter((t) => g.history.times.seconds.has(t.id)).length,
+    sized: all.filter((t) => g.history.footprint?.bytes.has(t.id)).length,
+  };
   const prediction: Prediction = {
     schemaVersion: PREDICTION_SCHEMA_VERSION,
-    target,
+    target: targets.join(' '),
+    targets,
+    targetsFrom: asked.length > 0 ? 'asked' : 'recorded-run',
     threads,
     scheduler,
     steps,
+    predicted: false,
+    peakRecipes: [],
+    perStep: [],
+    sources: {
+      graph: g.graph.source,
+      ...(g.history.run ? { timeline: g.history.run.file } : {}),
+      buildstats: g.history.times.builds,
+    },
+    coverage,
+    notes,
+  };
+  const size = opts.tmpfsSize ?? (await tmpfsSizeOf(g.bd.paths.tmpdir));
+  if (size !== undefined) prediction.tmpfsSize = size;
+  const why = tooLittle(coverage, g.history.footprint !== undefined);
+  if (why) {
+    prediction.unpredictedWhy = why;
+    return prediction;
+  }
+
+  const root = targetsRoot(tasks, targets);
+  const roots = [...steps.map((s) => `${s}:do_build`), root];
+  const sim = { threads, scheduler };
+  const start = g.history.footprint?.startBytes ?? 0;
+  const r = simulateSteps(tasks, roots, sim);
+  Object.assign(prediction, {
+    predicted: true,
     peakBytes: Math.round(r.peakBytes + start),
     peakStep: r.peakStep,
     peakRecipes: r.peakRecipes,
     seconds: r.seconds,
-    perStep: r.steps.map((s) => ({ ...s, peakBytes: Math.round(s.peakBytes + start) })),
-    sources: {
-      graph: g.source,
-      ...(g.history.run ? { timeline: g.history.run.file } : {}),
-      buildstats: g.history.times.builds,
-    },
-    coverage: {
-      tasks: tasks.length,
-      timed: tasks.filter((t) => g.history.times.seconds.has(t.id)).length,
-      sized: tasks.filter((t) => g.history.footprint?.bytes.has(t.id)).length,
-    },
-    notes,
-  };
+    perStep: r.steps.map((s, i) => ({
+      ...s,
+      peakBytes: Math.round(s.peakBytes + start),
+      targets: i < steps.length ? [steps[i]!] : [...targets],
+    })),
+  });
   if (steps.length > 0) {
-    const plain = simulateSteps(g.tasks, [`${target}:do_build`], sim);
+    const plain = simulateSteps(tasks, [root], sim);
     prediction.withoutSteps = { peakBytes: Math.round(plain.peakBytes + start), seconds: plain.seconds };
   }
-  const size = opts.tmpfsSize ?? (await tmpfsSizeOf(g.bd.paths.tmpdir));
-  if (size !== undefined) {
-    prediction.tmpfsSize = size;
-    prediction.fits = prediction.peakBytes <= size;
-  }
-  if (!g.history.footprint)
-    notes.push('no recorded footprint: the peak cannot be predicted (0 is not a figure)');
+  if (size !== undefined) prediction.fits = (prediction.peakBytes ?? 0) <= size;
   return prediction;
 }
 
-/** The target of the newest recorded run (`rambake run -- bitbake TARGET`). */
-async function recordedTarget(load: LoadOptions): Promise<string | undefined> {
-  const bd = await loadBuildDir(load);
-  const file = await findNewestRun(bd.topdir);
-  return file ? targetOf((await readRecordedRun(file)).header?.command) : undefined;
+/** Why the measured data are too little to predict from; undefined when they are enough. */
+export function tooLittle(coverage: Prediction['coverage'], footprint: boolean): string | undefined {
+  const timed = `${coverage.timed} of ${coverage.tasks} tasks timed`;
+  if (coverage.tasks === 0) return 'no task graph (no bitbake -g, no recorded run, no buildstats)';
+  if (!footprint) return `no recorded footprint (record a run with rambake run -- bitbake TARGET); ${timed}`;
+  if (coverage.timed < coverage.tasks * MIN_TIMED_SHARE)
+    return `only ${timed} (at least ${Math.round(MIN_TIMED_SHARE * 100)}% are needed)`;
+  return undefined;
+}
+
+/**
+ * One verdict for one output: when the prediction gives one, it is the plan's verdict too
+ * (the plan's own estimate stays in its reasons); otherwise the plan's verdict stands.
+ */
+export function reconcileVerdict(plan: RamPlan, p: Prediction): RamPlan {
+  if (!p.predicted || p.fits === undefined || p.peakBytes === undefined || p.tmpfsSize === undefined)
+    return plan;
+  const how = `${p.threads} threads${p.steps.length > 0 ? `, steps ${p.steps.join(', ')}` : ''}`;
+  const text = p.fits
+    ? `fits: predicted peak ${formatBytes(p.peakBytes)} for ${p.target} (${how}) in the ${formatBytes(p.tmpfsSize)} tmpfs`
+    : `does not fit: predicted peak ${formatBytes(p.peakBytes)} for ${p.target} (${how}) exceeds the ${formatBytes(p.tmpfsSize)} tmpfs; try --steps auto or fewer --threads`;
+  return {
+    ...plan,
+    verdict: { fits: p.fits, inSteps: p.fits || plan.verdict.inSteps, text },
+    reasons: [
+      ...plan.reasons,
+      { topic: 'plan-estimate', text: `before the prediction: ${plan.verdict.text}` },
+    ],
+  };
 }
 
 async function tmpfsSizeOf(dir: string): Promise<number | undefined> {

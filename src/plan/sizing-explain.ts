@@ -190,7 +190,11 @@ export function explainVerdict(v: {
   need: number;
   inSteps: boolean;
   stepNeed: number;
+  /** Where the step figure comes from (recorded work-dir peaks, else published). */
+  stepWhy: string;
   measured: boolean;
+  /** --size: the size was the user's. */
+  fixed: boolean;
 }): { fits: boolean; inSteps: boolean; text: string } {
   const c = v.choice;
   const basis = v.measured ? 'measured' : 'published';
@@ -208,11 +212,15 @@ export function explainVerdict(v: {
     };
   }
   const steps = v.inSteps
-    ? `build big targets in steps (\`rambake steps\`): each step needs about ${formatBytes(v.stepNeed)} (twice the largest work dir, at least a kernel build)`
-    : `even one step (about ${formatBytes(v.stepNeed)}) does not fit: keep TMPDIR on disk or use a bigger machine`;
+    ? `build big targets in steps (\`rambake steps\`): each step needs about ${formatBytes(v.stepNeed)} (${v.stepWhy})`
+    : `even one step (about ${formatBytes(v.stepNeed)}: ${v.stepWhy}) does not fit: keep TMPDIR on disk or use a bigger machine`;
+  const gives =
+    v.fixed && v.need <= c.size
+      ? `the asked ${formatBytes(c.size)} tmpfs is more than this machine can give (${formatBytes(c.room)} after headroom and compilers)`
+      : `${v.fixed ? 'the asked tmpfs is' : 'this machine can give'} ${formatBytes(c.size)}`;
   return {
     fits: false,
     inSteps: v.inSteps,
-    text: `does not fit: the build needs ${formatBytes(v.need)} (${basis}), this machine can give ${formatBytes(c.size)}; ${steps}`,
+    text: `does not fit: the build needs ${formatBytes(v.need)} (${basis}), ${gives}; ${steps}`,
   };
 }

@@ -2,10 +2,12 @@
 // published figures; and which recipes are big enough to be worth placing on disk. Every
 // figure comes with the sentence that explains it.
 
+import type { BuildDir } from '../bitbake/builddir-types.js';
 import { formatBytes } from '../report/format.js';
+import type { BuildFacts } from './facts-types.js';
 import { workdirPn } from './history.js';
 import type { PublishedTarget } from './published.js';
-import type { History, PlanReason, PlanScope } from './sizing-types.js';
+import type { History, NeedSource, PlanReason, PlanScope } from './sizing-types.js';
 
 /** Over the largest measured peak: runs differ (parallel timing, a bigger kernel next time). */
 export const MARGIN_MEASURED = 1.2;
@@ -21,11 +23,12 @@ export interface Need {
   /** Measured peak inodes with the margin, when known. */
   inodes?: number;
   measured: boolean;
+  source: NeedSource;
   reason: PlanReason;
 }
 
 export function needFromHistory(history: History, scope: PlanScope): Need | undefined {
-  const runs = history.runs.filter((r) => r.samples > 0 || r.summarised);
+  const runs = history.runs.filter((r) => r.samples.length > 0 || r.summarised);
   if (runs.length === 0) return undefined;
   const peakOf = (r: (typeof runs)[number]) => {
     if (scope === 'workdir') return r.peakWorkBytes;
@@ -44,6 +47,7 @@ export function needFromHistory(history: History, scope: PlanScope): Need | unde
     bytes: Math.ceil(peak * MARGIN_MEASURED),
     ...(inodes === undefined ? {} : { inodes }),
     measured: true,
+    source: 'recorded-run',
     reason: {
       topic: 'need',
       text:
@@ -72,10 +76,47 @@ export function needFromPublished(
   return {
     bytes: Math.ceil(peak * MARGIN_PUBLISHED),
     measured: false,
+    source: 'published',
     reason: {
       topic: 'need',
       text: `${unknown}${entry.source[scope]}: ${formatBytes(peak)}, +${pct(MARGIN_PUBLISHED)} margin`,
       figures: { publishedBytes: peak, target: entry.target, margin: MARGIN_PUBLISHED },
+    },
+  };
+}
+
+/**
+ * Without a recorded run: TMPDIR already on a tmpfs of its own, and the newest buildstats
+ * build written on it (so after it was mounted) completed. That build fitted its size: the
+ * size is a measured upper bound of the need, and what is used now a lower one.
+ */
+export function needFromTmpdir(
+  bd: BuildDir,
+  facts: BuildFacts,
+  history: History,
+  scope: PlanScope,
+): Need | undefined {
+  const tmp = facts.paths.tmpdir;
+  const mount = tmp?.mount;
+  if (scope !== 'tmpdir' || !mount || mount.fsType !== 'tmpfs' || mount.mountPoint !== bd.paths.tmpdir)
+    return undefined;
+  const size = mount.sizeBytes ?? tmp.fs?.totalBytes;
+  const built = history.newestBuild;
+  if (size === undefined || !built?.completed || !built.dir.startsWith(`${bd.paths.tmpdir}/`))
+    return undefined;
+  const used = tmp.fs ? tmp.fs.totalBytes - tmp.fs.freeBytes : undefined;
+  return {
+    bytes: size,
+    ...(mount.nrInodes === undefined ? {} : { inodes: mount.nrInodes }),
+    measured: true,
+    source: 'tmpdir-tmpfs',
+    reason: {
+      topic: 'need',
+      text:
+        `measured: TMPDIR is on a ${formatBytes(size)} tmpfs` +
+        (used === undefined ? '' : ` with ${formatBytes(used)} used now`) +
+        ` and build ${built.name} (its buildstats are on it) completed there, so ${formatBytes(size)} is enough for that build; its peak was not recorded (rambake run records it and sizes closer)`,
+      figures: { sizeBytes: size, ...(used === undefined ? {} : { usedBytes: used }) },
     },
   };
 }
@@ -128,12 +169,33 @@ export function findGiants(
     .sort((a, b) => b.bytes - a.bytes || (a.pn < b.pn ? -1 : 1));
 }
 
-/** The largest work dir that stays in RAM: what one step of a stepped build must hold. */
-export function largestWorkdir(history: History, exclude: ReadonlySet<string>): number {
-  let largest = 0;
-  for (const [dir, bytes] of Object.entries(history.workdirPeaks))
-    if (!exclude.has(workdirPn(dir))) largest = Math.max(largest, bytes);
-  return largest;
+/** A kernel build's work dir, the published floor of a step when nothing was measured. */
+const KERNEL_STEP_BYTES = 4 * 2 ** 30;
+
+/**
+ * What one step of a stepped build must hold: twice the largest recorded work-dir peak that
+ * stays in RAM; without any, twice a kernel build (published).
+ */
+export function stepEstimate(
+  history: History,
+  exclude: ReadonlySet<string>,
+): { bytes: number; measured: boolean; why: string } {
+  let largest: { pn: string; bytes: number } | undefined;
+  for (const [dir, bytes] of Object.entries(history.workdirPeaks)) {
+    const pn = workdirPn(dir);
+    if (!exclude.has(pn) && bytes > (largest?.bytes ?? 0)) largest = { pn, bytes };
+  }
+  if (largest)
+    return {
+      bytes: 2 * largest.bytes,
+      measured: true,
+      why: `twice the largest recorded work-dir peak, ${largest.pn} ${formatBytes(largest.bytes)}`,
+    };
+  return {
+    bytes: 2 * KERNEL_STEP_BYTES,
+    measured: false,
+    why: `no work dir measured yet: twice a kernel build's ${formatBytes(KERNEL_STEP_BYTES)} (published)`,
+  };
 }
 
 /** 1835008 → "1,835,008" (locale-free, so output is the same everywhere). */

@@ -1,9 +1,14 @@
 // The shapes of `rambake plan`: what the sizing model takes (options, measured history) and
 // what it gives (a RamPlan that `rambake apply` writes and the reporters render).
 
+import type { Footprint, TaskSpan } from '../analyze/footprint.js';
+import type { RecordedRun } from '../watch/timeline-runs.js';
+
 export const PLAN_SCHEMA_VERSION = 1;
 
 export type PlanScope = 'tmpdir' | 'workdir';
+
+export type NeedSource = 'recorded-run' | 'tmpdir-tmpfs' | 'published';
 
 export interface PlanOptions {
   /** RAM in bytes instead of MemTotal: "what if I had 32 GB". */
@@ -17,31 +22,6 @@ export interface PlanOptions {
   path?: string;
 }
 
-/** One recorded run (`${TOPDIR}/rambake/runs/*.jsonl`), reduced to what sizing needs. */
-export interface RunPeak {
-  file: string;
-  startedAt?: string;
-  /** The summary line was there (false: a killed watcher, peaks recomputed from samples). */
-  summarised: boolean;
-  /** Peak bytes used on the TMPDIR file system. */
-  peakBytes: number;
-  peakInodes: number;
-  /** Largest sum of live work-dir sizes in one sample (what a WORKDIR-only tmpfs must hold). */
-  peakWorkBytes: number;
-  /** TMPDIR had a file system of its own (a tmpfs): `peakBytes` is TMPDIR alone. */
-  onTmpfs: boolean;
-  /** Used bytes in the first sample: on a shared disk, the peak minus this is the run's growth. */
-  firstUsedBytes?: number;
-  /** tmpfs size= of the run, when it was on a tmpfs. */
-  sizeBytes?: number;
-  workdirPeaks: Record<string, number>;
-  samples: number;
-  /** ENOSPC seen: the run's peak is a floor, not the true need. */
-  enospc: boolean;
-  /** Lines that were not JSON (a torn last line of a killed watcher is one). */
-  skippedLines: number;
-}
-
 /** Memory per compile job, from buildstats `ru_maxrss` of do_compile tasks. */
 export interface CompileRss {
   builds: string[];
@@ -53,11 +33,34 @@ export interface CompileRss {
   heaviest: { pf: string; bytes: number }[];
 }
 
+/** What BitBake's buildstats say about each task of the builds a history covers. */
+export interface TaskTimes {
+  /** Seconds per `<pn>:<do_x>` (setscene as `do_x_setscene`), newest build wins. */
+  seconds: Map<string, number>;
+  /** Start, end and bytes written of each task: what the footprint is measured with. */
+  spans: TaskSpan[];
+  /** BUILDNAMEs read. */
+  builds: string[];
+}
+
+/**
+ * Everything measured on this build, read once for plan, steps and the prediction: the
+ * recorded runs (one model, watch/timeline-runs.ts), compile memory and task times from
+ * buildstats, and the footprint each task left on TMPDIR in the newest run.
+ */
 export interface History {
-  runs: RunPeak[];
+  /** Every recorded run, oldest first. */
+  runs: RecordedRun[];
+  /** The newest recorded run. */
+  run?: RecordedRun;
   /** Peak bytes per work dir (`<arch>/<pn>/<pv>`) over all runs. */
   workdirPeaks: Record<string, number>;
   compile?: CompileRss;
+  /** Buildstats of the newest run's builds; without a run, of the newest build of the targets asked about. */
+  times: TaskTimes;
+  footprint?: Footprint;
+  /** The newest buildstats build: where it lives and whether it completed without a failed task. */
+  newestBuild?: { name: string; dir: string; completed: boolean };
   notes: string[];
 }
 
@@ -93,7 +96,17 @@ export interface RamPlan {
   need: { bytes: number; inodes: number };
   placeOnDisk: GiantPlacement[];
   rmWorkExclude: { pn: string; bytes?: number; text: string }[];
-  sources: { history: boolean; runs: number; buildstats: number; published?: string };
+  /**
+   * `need`: where the need comes from, most measured first: the recorded runs' peaks, a build
+   * that completed on the tmpfs TMPDIR is on now, or published figures.
+   */
+  sources: {
+    history: boolean;
+    need: NeedSource;
+    runs: number;
+    buildstats: number;
+    published?: string;
+  };
   uncertainty: string;
   reasons: PlanReason[];
   verdict: { fits: boolean; inSteps: boolean; text: string };

@@ -29,9 +29,10 @@ import {
 import {
   chooseInodes,
   findGiants,
-  largestWorkdir,
   needFromHistory,
   needFromPublished,
+  needFromTmpdir,
+  stepEstimate,
 } from './sizing-need.js';
 import { type History, PLAN_SCHEMA_VERSION, type PlanOptions, type RamPlan } from './sizing-types.js';
 import { blockValueProblems, sanityProblems } from './tmpdir-path.js';
@@ -56,8 +57,10 @@ export function planRamBuild(input: PlanInput): RamPlan {
   const path = mountPath(bd, opts);
   const host = explainHost(bd, facts, opts);
   const { entry, matched } = publishedFor(opts.target);
-  const measured = needFromHistory(history, scope);
-  const need = measured ?? needFromPublished(entry, matched, scope, opts.target);
+  const need =
+    needFromHistory(history, scope) ??
+    needFromTmpdir(bd, input.facts, history, scope) ??
+    needFromPublished(entry, matched, scope, opts.target);
   const perJobBytes = history.compile?.p90Bytes ?? entry.perJobBytes;
   const budgetBase = {
     available: host.available,
@@ -86,7 +89,8 @@ export function planRamBuild(input: PlanInput): RamPlan {
   const diskmon = diskmonValue(path, choice.size, inodes.count);
   const source = tmpfsSourceName(bd.topdir);
   const owner = input.owner ?? { uid: 0, gid: 0 };
-  const stepNeed = 2 * Math.max(largestWorkdir(history, new Set(placed.map((g) => g.pn))), 4 * GiB);
+  const step = stepEstimate(history, new Set(placed.map((g) => g.pn)));
+  const stepNeed = step.bytes;
   const inSteps = choice.fits || stepNeed <= choice.size;
   const rmWorkExclude = explainRmWorkExclude(bd, history);
   const reasons = [
@@ -118,7 +122,15 @@ export function planRamBuild(input: PlanInput): RamPlan {
     ...explainKeep(bd, scope),
     ...explainBenchIo(input.benchIo),
   ];
-  const verdict = explainVerdict({ choice, need: need.bytes, inSteps, stepNeed, measured: need.measured });
+  const verdict = explainVerdict({
+    choice,
+    need: need.bytes,
+    inSteps,
+    stepNeed,
+    stepWhy: step.why,
+    measured: need.measured,
+    fixed: opts.size !== undefined,
+  });
   if (!need.measured)
     reasons.push({
       topic: 'advice',
@@ -165,13 +177,17 @@ export function planRamBuild(input: PlanInput): RamPlan {
     rmWorkExclude,
     sources: {
       history: need.measured,
+      need: need.source,
       runs: history.runs.length,
       buildstats: history.compile?.builds.length ?? 0,
       ...(need.measured ? {} : { published: entry.target }),
     },
-    uncertainty: need.measured
-      ? `measured on this build (+20% margin); runs vary with parallel timing`
-      : entry.uncertainty,
+    uncertainty:
+      need.source === 'recorded-run'
+        ? `measured on this build (+20% margin); runs vary with parallel timing`
+        : need.source === 'tmpdir-tmpfs'
+          ? 'an upper bound measured on this build (a completed build on this tmpfs), not its peak: record a run to size it closer'
+          : entry.uncertainty,
     reasons,
     verdict,
   };
@@ -208,8 +224,8 @@ function checkBlockValue(path: string, what: string): string {
 }
 
 /** Reads the BuildDir, the host and the history, then plans. */
-export async function makePlan(load: LoadOptions, opts: PlanOptions): Promise<RamPlan> {
-  return planFor(await loadBuildDirForPlan(load), opts, load.cwd);
+export async function makePlan(load: LoadOptions, opts: PlanOptions, history?: History): Promise<RamPlan> {
+  return planFor(await loadBuildDirForPlan(load), opts, load.cwd, history);
 }
 
 /**
@@ -241,11 +257,16 @@ export async function loadBuildDirForPlan(load: LoadOptions): Promise<BuildDir> 
   return bd;
 }
 
-/** Facts and history for a loaded build, then the pure model. */
-export async function planFor(bd: BuildDir, opts: PlanOptions, cwd = process.cwd()): Promise<RamPlan> {
+/** Facts and history (read here unless given) for a loaded build, then the pure model. */
+export async function planFor(
+  bd: BuildDir,
+  opts: PlanOptions,
+  cwd = process.cwd(),
+  known?: History,
+): Promise<RamPlan> {
   const [facts, history, benchIo] = await Promise.all([
     readBuildFacts(bd),
-    readHistory(bd),
+    known ?? readHistory(bd, opts.target === undefined ? {} : { targets: [opts.target] }),
     readBenchIoResult(bd.topdir),
   ]);
   const st = statSync(bd.topdir);

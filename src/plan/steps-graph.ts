@@ -1,6 +1,8 @@
-// The task graph of a target for `steps` and `plan --predict`: `bitbake -g TARGET` when BitBake
-// is on PATH and no build holds the server, else a rough graph rebuilt from the recorded task
-// order.
+// The one task graph of `steps` and `plan --predict`: `bitbake -g TARGET…` when BitBake is on
+// PATH and no build holds the server, else the tasks of the newest recorded run's builds, else
+// the tasks of the newest buildstats build that ran the targets (steps-tasks.ts turns each into
+// simulation tasks). A target BitBake does not know, or one the build never ran, is a usage
+// error (exit 2).
 //
 // `bitbake -g` runs in a private temp folder: its server writes pn-buildlist, task-depends.dot
 // (and pyshtables.py when BitBake's own lib/bb/pysh is not writable) into the folder bitbake was
@@ -22,18 +24,20 @@ import type { SimTask } from '../analyze/peak.js';
 import { bitbakeUser } from '../bitbake/ask-bitbake.js';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import { type DepGraphFiles, readDepGraph } from '../bitbake/taskdepends.js';
+import { UsageError } from '../errors.js';
 import { waitForLockRelease } from '../system/bitbake-lock.js';
-import type { History } from './steps-history.js';
+import type { History } from './sizing-types.js';
+import { buildStarts, recipeDeps, simTasksFromDot, simTasksFromSpans } from './steps-tasks.js';
 
-export type GraphSource = 'task-depends.dot' | 'recorded';
+export type GraphSource = 'task-depends.dot' | 'recorded' | 'buildstats' | 'none';
 
 /** The server keeps the lock 1–2 s after the client exits; this is the most rambake waits. */
 const RELEASE_WAIT_MS = 20_000;
 
-/** Runs `bitbake -g target`; undefined (with the reason in notes) when it cannot. */
+/** Runs `bitbake -g targets…`; undefined (with the reason in notes) when it cannot. */
 export async function generateDepGraph(
   bd: BuildDir,
-  target: string,
+  targets: readonly string[],
   notes: string[],
   env: NodeJS.ProcessEnv = process.env,
   releaseWaitMs = RELEASE_WAIT_MS,
@@ -49,7 +53,7 @@ export async function generateDepGraph(
   try {
     await symlink(join(bd.topdir, 'bitbake.lock'), join(cwd, 'bitbake.lock'));
     if (run.user) await chown(cwd, run.user.uid, run.user.gid);
-    const r = await execa('bitbake', ['-g', target], {
+    const r = await execa('bitbake', ['-g', ...targets], {
       cwd,
       env: run.env,
       reject: false,
@@ -57,15 +61,24 @@ export async function generateDepGraph(
       timeout: 15 * 60_000,
       ...(run.user ?? {}),
     });
+    // ERROR: Nothing PROVIDES 'no-such-recipe'  → the target is not in this build
+    const unknown = /Nothing PROVIDES '([^']+)'/.exec(`${r.stdout}\n${r.stderr}`);
+    if (r.exitCode !== 0 && unknown)
+      throw new UsageError(
+        `${unknown[1]} is not in this build: bitbake -g says Nothing PROVIDES '${unknown[1]}'`,
+      );
     if (r.failed || r.exitCode !== 0) {
       const why =
-        r.code === 'ENOENT' ? 'bitbake is not on PATH' : `bitbake -g ${target} failed (${r.exitCode})`;
+        r.code === 'ENOENT'
+          ? 'bitbake is not on PATH'
+          : `bitbake -g ${targets.join(' ')} failed (${r.exitCode})`;
       notes.push(`${why}: the task graph comes from the recorded run instead`);
       return undefined;
     }
     return await readDepGraph(cwd);
   } catch (err) {
-    notes.push(`bitbake -g ${target}: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof UsageError) throw err;
+    notes.push(`bitbake -g ${targets.join(' ')}: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   } finally {
     await releaseFolder(bd.topdir, cwd, releaseWaitMs, notes);
@@ -83,111 +96,101 @@ async function releaseFolder(topdir: string, cwd: string, waitMs: number, notes:
   await rm(cwd, { recursive: true, force: true });
 }
 
-/** Typical seconds of a task name, for tasks the recorded builds did not run. */
-function typicalSeconds(seconds: ReadonlyMap<string, number>): Map<string, number> {
-  const byTask = new Map<string, number[]>();
-  for (const [key, s] of seconds) {
-    const task = key.slice(key.lastIndexOf(':') + 1);
-    const list = byTask.get(task);
-    if (list) list.push(s);
-    else byTask.set(task, [s]);
-  }
-  return new Map([...byTask].map(([t, l]) => [t, l.sort((a, b) => a - b)[l.length >> 1] ?? 0]));
+export interface TaskGraph {
+  source: GraphSource;
+  /** The targets as asked (recipe names). */
+  targets: string[];
+  tasks: Map<string, SimTask>;
+  /** Recipes the targets need (the targets included), in BitBake's order when known. */
+  pns: string[];
+  /** pn → every PN it needs (from the dot graph; empty for the other sources). */
+  deps: Map<string, Set<string>>;
+  /** When each recipe started building in the measured build: an order no dependency contradicts. */
+  starts: Map<string, number>;
+  notes: string[];
 }
 
-/** The dot graph as simulation tasks: times from buildstats, bytes from the footprint. */
-export function simTasksFromDot(dep: DepGraphFiles, history: History): Map<string, SimTask> {
-  const { seconds } = history.times;
-  const typical = typicalSeconds(seconds);
-  const bytes = history.footprint?.bytes ?? new Map<string, number>();
-  const tasks = new Map<string, SimTask>();
-  const key = (dotId: string) => {
-    const t = dep.graph.tasks.get(dotId);
-    return t ? `${t.pn}:${t.task}` : dotId;
-  };
-  for (const t of dep.graph.tasks.values()) {
-    const id = `${t.pn}:${t.task}`;
-    // A task with no buildstats in a build that ran its recipe was noexec (do_build, …).
-    const ranRecipe = seconds.has(`${t.pn}:do_fetch`) || seconds.has(`${t.pn}:do_compile`);
-    const s = seconds.get(id) ?? (ranRecipe ? 0 : (typical.get(t.task) ?? 0));
-    tasks.set(id, {
-      id,
-      pn: t.pn,
-      task: t.task,
-      deps: t.deps.map(key),
-      seconds: s,
-      bytes: bytes.get(id) ?? 0,
-    });
+/** The one task graph of the targets: dot graph, else the recorded run, else buildstats. */
+export async function loadTaskGraph(
+  bd: BuildDir,
+  history: History,
+  targets: readonly string[],
+  opts: { bitbakeGraph?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<TaskGraph> {
+  const notes: string[] = [];
+  const starts = buildStarts(measuredSpans(history));
+  const dep = opts.bitbakeGraph === false ? undefined : await generateDepGraph(bd, targets, notes, opts.env);
+  if (dep) {
+    const tasks = simTasksFromDot(dep, history);
+    return {
+      source: 'task-depends.dot',
+      targets: [...targets],
+      tasks,
+      pns: dep.pns,
+      deps: recipeDeps(tasks),
+      starts,
+      notes,
+    };
   }
-  return tasks;
+  const source: GraphSource = history.run
+    ? 'recorded'
+    : history.times.builds.length > 0
+      ? 'buildstats'
+      : 'none';
+  const spans = measuredSpans(history);
+  const ran = new Set(spans.map((s) => s.pn));
+  const where =
+    source === 'recorded'
+      ? `the recorded run ${history.run?.file}`
+      : `buildstats build ${history.times.builds.at(-1) ?? ''}`;
+  if (source === 'none') {
+    notes.push('no bitbake -g, no recorded run and no buildstats: the task graph is unknown');
+    return { source, targets: [...targets], tasks: new Map(), pns: [], deps: new Map(), starts, notes };
+  }
+  const missing = targets.filter((t) => !ran.has(t));
+  if (missing.length > 0)
+    throw new UsageError(
+      `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in the build: ${where} ran no task of ${missing.length === 1 ? 'it' : 'them'} (${ran.size} recipes)`,
+    );
+  const pns = neededRecipes(history, source, targets, spans, notes, where);
+  const kept = spans.filter((s) => pns.includes(s.pn));
+  const tasks = simTasksFromSpans(kept, targets, history.footprint?.bytes);
+  return { source, targets: [...targets], tasks, pns, deps: new Map(), starts, notes };
+}
+
+/** The spans of the measured build: BitBake's buildstats, else the watcher's task events. */
+function measuredSpans(history: History): History['times']['spans'] {
+  if (history.times.spans.length > 0) return history.times.spans;
+  return history.run?.spans ?? [];
 }
 
 /**
- * Without a dot file: each recipe's recorded tasks in a chain, in the order they started, and
- * `<pn>:do_build` after the last; across recipes nothing is known, so the prediction is rough.
+ * Which recipes of a measured build the targets need. A recorded run names its targets: when
+ * they are all among those asked about, every recipe it ran was needed. Buildstats name none:
+ * a recipe that started building before the targets' last task is taken as needed (said in a
+ * note). Otherwise only the targets themselves are known to be needed.
  */
-export function simTasksFromHistory(history: History, target: string): Map<string, SimTask> {
-  const spans = [...history.times.spans].sort((a, b) => a.start - b.start);
-  const bytes = history.footprint?.bytes ?? new Map<string, number>();
-  const tasks = new Map<string, SimTask>();
-  const last = new Map<string, string>();
-  for (const s of spans) {
-    if (s.task.endsWith('_setscene')) continue;
-    const id = `${s.pn}:${s.task}`;
-    if (tasks.has(id)) continue;
-    const prev = last.get(s.pn);
-    tasks.set(id, {
-      id,
-      pn: s.pn,
-      task: s.task,
-      deps: prev ? [prev] : [],
-      seconds: Math.max(0, (s.end - s.start) / 1000),
-      bytes: bytes.get(id) ?? 0,
-    });
-    last.set(s.pn, id);
+function neededRecipes(
+  history: History,
+  source: GraphSource,
+  targets: readonly string[],
+  spans: History['times']['spans'],
+  notes: string[],
+  where: string,
+): string[] {
+  const order = [...new Set([...spans].sort((a, b) => a.start - b.start).map((s) => s.pn))];
+  const built = history.run?.targets ?? [];
+  if (source === 'recorded' && built.length > 0) {
+    if (built.every((t) => targets.includes(t))) return order;
+    notes.push(
+      `${where} built ${built.join(' ')}: which of its recipes ${targets.join(' ')} need${targets.length === 1 ? 's' : ''} is not known without bitbake -g, so no recipe is placed before ${targets.length === 1 ? 'it' : 'them'}`,
+    );
+    return order.filter((pn) => targets.includes(pn));
   }
-  const builds: string[] = [];
-  for (const [pn, lastId] of last) {
-    const id = `${pn}:do_build`;
-    if (pn === target) continue;
-    tasks.set(id, { id, pn, task: 'do_build', deps: [lastId], seconds: 0, bytes: 0 });
-    builds.push(id);
-  }
-  const targetLast = last.get(target);
-  tasks.set(`${target}:do_build`, {
-    id: `${target}:do_build`,
-    pn: target,
-    task: 'do_build',
-    deps: [...(targetLast ? [targetLast] : []), ...builds],
-    seconds: 0,
-    bytes: 0,
-  });
-  return tasks;
-}
-
-/** Recipe-level dependencies: pn → PNs it needs (directly or not), from task edges. */
-export function recipeDeps(tasks: ReadonlyMap<string, SimTask>): Map<string, Set<string>> {
-  const direct = new Map<string, Set<string>>();
-  for (const t of tasks.values()) {
-    const set = direct.get(t.pn) ?? new Set<string>();
-    direct.set(t.pn, set);
-    for (const d of t.deps) {
-      const dpn = tasks.get(d)?.pn;
-      if (dpn && dpn !== t.pn) set.add(dpn);
-    }
-  }
-  const all = new Map<string, Set<string>>();
-  const visit = (pn: string): Set<string> => {
-    const have = all.get(pn);
-    if (have) return have;
-    const out = new Set<string>();
-    all.set(pn, out);
-    for (const d of direct.get(pn) ?? []) {
-      out.add(d);
-      for (const x of visit(d)) out.add(x);
-    }
-    return out;
-  };
-  for (const pn of direct.keys()) visit(pn);
-  return all;
+  const last = Math.max(...spans.filter((s) => targets.includes(s.pn)).map((s) => s.start));
+  const starts = buildStarts(spans);
+  notes.push(
+    `${where} does not name its targets: the recipes that started building before ${targets.join(' ')} last started a task are taken as needed`,
+  );
+  return order.filter((pn) => targets.includes(pn) || (starts.get(pn) ?? Infinity) <= last);
 }

@@ -3,18 +3,14 @@
 // the crowd of small recipes a full build runs beside them (the 2013 tmpfs thread: a 14 GB
 // tmpfs builds anything when big targets go in steps).
 
-import type { SimTask } from '../analyze/peak.js';
 import { loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { UsageError } from '../errors.js';
-import {
-  type GraphSource,
-  generateDepGraph,
-  recipeDeps,
-  simTasksFromDot,
-  simTasksFromHistory,
-} from './steps-graph.js';
-import { type History, readHistoryFor } from './steps-history.js';
+import { commandTargets } from '../watch/timeline-runs.js';
+import { readHistory, recipeWorkdirPeaks } from './history.js';
+import { planFor } from './sizing.js';
+import type { History } from './sizing-types.js';
+import { type GraphSource, loadTaskGraph, type TaskGraph } from './steps-graph.js';
 
 export const STEPS_SCHEMA_VERSION = 1;
 
@@ -39,24 +35,30 @@ export interface StepReason {
 
 export interface StepsProposal {
   schemaVersion: number;
+  /** The targets, as one string (`a b`). */
   target: string;
-  /** Recipes to build one at a time, dependencies first; the target is not among them. */
+  targets: string[];
+  /** Whether the build needs steps: `rambake plan`'s verdict, so the two never disagree. */
+  needed: boolean;
+  /** The plan's verdict, which says why. */
+  why: string;
+  /** Recipes to build one at a time, dependencies first; no target is among them. */
   steps: string[];
   reasons: StepReason[];
-  graph: GraphSource | 'none';
+  graph: GraphSource;
   notes: string[];
 }
 
 export interface ProposeInput {
-  target: string;
-  /** Recipes the target needs (pn-buildlist), in BitBake's order; empty when unknown. */
+  targets: readonly string[];
+  /** Recipes the targets need, in BitBake's order; only these can be steps. */
   pns: readonly string[];
   /** Measured peak bytes per recipe. */
   peaks: ReadonlyMap<string, number>;
   /** pn → every PN it needs; empty when unknown. */
   deps: ReadonlyMap<string, ReadonlySet<string>>;
-  /** When no dependencies are known: the recorded first start per recipe (epoch ms). */
-  firstStart?: ReadonlyMap<string, number>;
+  /** When each recipe started building in the measured build (epoch ms): the tie order. */
+  starts?: ReadonlyMap<string, number>;
   /** A recipe is a step when its peak is at least this share of the largest (default 0.25). */
   share?: number;
   maxSteps?: number;
@@ -65,10 +67,10 @@ export interface ProposeInput {
 /** Pure: which recipes, in which order, and why. */
 export function chooseSteps(inp: ProposeInput): { steps: string[]; reasons: StepReason[] } {
   const share = inp.share ?? 0.25;
-  const inBuild = (pn: string) => inp.pns.length === 0 || inp.pns.includes(pn);
+  const candidate = (pn: string) => inp.pns.includes(pn) && !inp.targets.includes(pn);
   const reasons: StepReason[] = [];
   let picked: string[];
-  const measured = [...inp.peaks].filter(([pn, b]) => pn !== inp.target && b > 0 && inBuild(pn));
+  const measured = [...inp.peaks].filter(([pn, b]) => b > 0 && candidate(pn));
   if (measured.length > 0) {
     measured.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
     const top = measured[0]![1];
@@ -80,23 +82,25 @@ export function chooseSteps(inp: ProposeInput): { steps: string[]; reasons: Step
         return pn;
       });
   } else {
-    const pool = inp.pns.length > 0 ? inp.pns : [...inp.deps.keys()];
-    picked = pool.filter((pn) => pn !== inp.target && KNOWN_GIANTS.some((re) => re.test(pn)));
+    picked = inp.pns.filter((pn) => candidate(pn) && KNOWN_GIANTS.some((re) => re.test(pn)));
     for (const pn of picked) reasons.push({ step: pn, text: 'known giant (no recorded run to measure)' });
   }
-  const steps = orderByDependency(picked, inp.deps, inp.firstStart);
+  const steps = orderByDependency(picked, inp.deps, inp.starts);
   reasons.sort((a, b) => steps.indexOf(a.step) - steps.indexOf(b.step));
   return { steps, reasons };
 }
 
-/** Dependencies first; ties (and everything, without a graph) by recorded start, then given order. */
+/**
+ * Dependencies first; otherwise by when each started building in the measured build (an order
+ * no dependency contradicts, so every graph source gives the same order), then the given order.
+ */
 export function orderByDependency(
   pns: readonly string[],
   deps: ReadonlyMap<string, ReadonlySet<string>>,
-  firstStart?: ReadonlyMap<string, number>,
+  starts?: ReadonlyMap<string, number>,
 ): string[] {
   const needs = (a: string, b: string) => deps.get(a)?.has(b) === true;
-  const rank = (pn: string) => firstStart?.get(pn) ?? Infinity;
+  const rank = (pn: string) => starts?.get(pn) ?? Infinity;
   // Array sort is stable: without recorded starts the given order (largest first) stays.
   const left = [...pns].sort((a, b) => rank(a) - rank(b));
   const out: string[] = [];
@@ -119,80 +123,84 @@ export function parseStepsList(spec: string): string[] {
   return steps;
 }
 
-/** The commands `rambake run --steps` runs, in order: each step, then the target. */
-export function stepCommands(steps: readonly string[], target: string, bitbake = 'bitbake'): string[][] {
-  return [...steps.filter((s) => s !== target).map((s) => [bitbake, s]), [bitbake, target]];
+/**
+ * The commands `rambake run --steps` runs, in order: `bitbake <step>` for each step, then the
+ * whole command as given (every target and option kept).
+ */
+export function stepCommands(steps: readonly string[], command: readonly string[]): string[][] {
+  const bitbake = command[0] ?? 'bitbake';
+  const targets = commandTargets(command);
+  return [...steps.filter((s) => !targets.includes(s)).map((s) => [bitbake, s]), [...command]];
 }
 
 export interface GraphAndHistory {
   bd: BuildDir;
-  tasks: Map<string, SimTask>;
-  source: GraphSource;
-  pns: string[];
+  graph: TaskGraph;
   history: History;
   notes: string[];
 }
 
-/** Everything steps and the prediction need about a target, with notes on what was missing. */
+/** Everything steps and the prediction need about the targets, with notes on what was missing. */
 export async function loadGraphAndHistory(
   load: LoadOptions,
-  target: string,
-  opts: { bitbakeGraph?: boolean } = {},
+  targets: readonly string[],
+  opts: { bitbakeGraph?: boolean; history?: History } = {},
 ): Promise<GraphAndHistory> {
   const bd = await loadBuildDir(load);
-  const history = await readHistoryFor(bd.topdir, bd.paths.buildstatsBase);
-  const notes = [...history.notes];
-  const dep = opts.bitbakeGraph === false ? undefined : await generateDepGraph(bd, target, notes, load.env);
-  if (dep)
-    return {
-      bd,
-      tasks: simTasksFromDot(dep, history),
-      source: 'task-depends.dot',
-      pns: dep.pns,
-      history,
-      notes,
-    };
-  const tasks = simTasksFromHistory(history, target);
-  const pns = [...new Set([...tasks.values()].map((t) => t.pn))];
-  return { bd, tasks, source: 'recorded', pns, history, notes };
+  const history = opts.history ?? (await readHistory(bd, { targets }));
+  const graph = await loadTaskGraph(bd, history, targets, {
+    ...(opts.bitbakeGraph === undefined ? {} : { bitbakeGraph: opts.bitbakeGraph }),
+    ...(load.env ? { env: load.env } : {}),
+  });
+  return { bd, graph, history, notes: [...history.notes, ...graph.notes] };
 }
 
-/** Per-recipe peaks: the watcher's work-dir peaks, else what the footprint says each held. */
+/**
+ * Per-recipe peaks: recorded work-dir peaks over every run, else what the footprint says each
+ * recipe held. Measured figures only; nothing published.
+ */
 export function recipePeaks(history: History): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const [key, bytes] of Object.entries(history.run?.workdirPeaks ?? {})) {
-    const pn = key.split('/')[1] ?? key;
-    out.set(pn, Math.max(out.get(pn) ?? 0, bytes));
-  }
+  const out = recipeWorkdirPeaks(history.workdirPeaks);
   if (out.size > 0) return out;
   return new Map(history.footprint?.recipePeaks ?? []);
 }
 
-/** `rambake steps TARGET`. */
+/** `rambake steps TARGET…`. */
 export async function proposeSteps(
   load: LoadOptions,
-  target: string,
+  targets: readonly string[],
   opts: { bitbakeGraph?: boolean } = {},
 ): Promise<StepsProposal> {
-  const g = await loadGraphAndHistory(load, target, opts);
-  const firstStart = new Map<string, number>();
-  for (const s of g.history.times.spans)
-    firstStart.set(s.pn, Math.min(firstStart.get(s.pn) ?? Infinity, s.start));
-  // With the dot graph, dependencies decide and independent giants go largest first;
-  // without it, the recorded start order is the only order known.
-  const dot = g.source === 'task-depends.dot';
+  if (targets.length === 0) throw new UsageError('steps needs a target', 'rambake steps <target>…');
+  const g = await loadGraphAndHistory(load, targets, opts);
   const { steps, reasons } = chooseSteps({
-    target,
-    pns: g.pns,
+    targets,
+    pns: g.graph.pns,
     peaks: recipePeaks(g.history),
-    deps: dot ? recipeDeps(g.tasks) : new Map<string, Set<string>>(),
-    ...(dot ? {} : { firstStart }),
+    deps: g.graph.deps,
+    starts: g.graph.starts,
   });
-  return { schemaVersion: STEPS_SCHEMA_VERSION, target, steps, reasons, graph: g.source, notes: g.notes };
+  // Whether steps are needed is the plan's verdict, from the same history.
+  const plan = await planFor(g.bd, targets.length === 1 ? { target: targets[0]! } : {}, load.cwd, g.history);
+  return {
+    schemaVersion: STEPS_SCHEMA_VERSION,
+    target: targets.join(' '),
+    targets: [...targets],
+    needed: !plan.verdict.fits,
+    why: plan.verdict.text,
+    steps,
+    reasons,
+    graph: g.graph.source,
+    notes: g.notes,
+  };
 }
 
-/** `--steps auto|a,b,c` for `rambake run`: the list of recipes to build before the target. */
-export async function resolveSteps(load: LoadOptions, target: string, spec: string): Promise<string[]> {
-  if (spec.trim() === 'auto') return (await proposeSteps(load, target)).steps;
+/** `--steps auto|a,b,c` for `rambake run`: the list of recipes to build before the targets. */
+export async function resolveSteps(
+  load: LoadOptions,
+  targets: readonly string[],
+  spec: string,
+): Promise<string[]> {
+  if (spec.trim() === 'auto') return (await proposeSteps(load, targets)).steps;
   return parseStepsList(spec);
 }

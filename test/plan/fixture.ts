@@ -4,7 +4,9 @@
 import type { BuildDir, BuildVarName, ResolvedVar } from '../../src/bitbake/builddir-types.js';
 import { BUILD_VARS } from '../../src/bitbake/builddir-types.js';
 import type { BuildFacts, PathFacts, PathKey } from '../../src/plan/facts-types.js';
-import type { History, RunPeak } from '../../src/plan/sizing-types.js';
+import { emptyTimes } from '../../src/plan/history.js';
+import type { History } from '../../src/plan/sizing-types.js';
+import type { RecordedRun } from '../../src/watch/timeline-runs.js';
 
 export const GiB = 2 ** 30;
 export const MiB = 2 ** 20;
@@ -79,28 +81,34 @@ export function makeFacts(host: { ram: number; swap?: number; cpus: number; inUs
   };
 }
 
-export function makeRun(over: Partial<RunPeak> & { peakBytes: number }): RunPeak {
+export function makeRun(over: Partial<RecordedRun> & { peakBytes: number }): RecordedRun {
   return {
     file: '/home/dev/poky/build/rambake/runs/20251130T142627.jsonl',
+    targets: ['core-image-sato'],
+    startedAt: Date.UTC(2025, 10, 30, 14, 26, 27),
+    endedAt: Date.UTC(2025, 10, 30, 18, 0, 0),
+    spans: [],
     summarised: true,
     peakInodes: 300_000,
     peakWorkBytes: over.peakBytes / 2,
     onTmpfs: true,
     workdirPeaks: {},
-    samples: 100,
+    samples: Array.from({ length: 100 }, (_, i) => ({ t: i, used: over.peakBytes })),
     enospc: false,
     skippedLines: 0,
     ...over,
   };
 }
 
-export function makeHistory(runs: RunPeak[] = [], perJob?: number): History {
+export function makeHistory(runs: RecordedRun[] = [], perJob?: number): History {
   const workdirPeaks: Record<string, number> = {};
   for (const r of runs)
     for (const [k, v] of Object.entries(r.workdirPeaks)) workdirPeaks[k] = Math.max(workdirPeaks[k] ?? 0, v);
   return {
     runs,
+    ...(runs.length > 0 ? { run: runs[runs.length - 1] } : {}),
     workdirPeaks,
+    times: emptyTimes(),
     notes: [],
     ...(perJob === undefined
       ? {}

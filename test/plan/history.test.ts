@@ -1,12 +1,16 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTimeline, percentile, readHistory, readRun } from '../../src/plan/history.js';
+import { percentile, readHistory } from '../../src/plan/history.js';
 import { needFromHistory } from '../../src/plan/sizing-need.js';
+import { parseTimeline as parseTimelineText } from '../../src/watch/timeline-file.js';
+import { readRecordedRun as readRun, recordedRunFrom } from '../../src/watch/timeline-runs.js';
 import { ROOT } from '../helpers/exec.js';
 import { GiB, MiB, makeBuildDir, makeHistory } from './fixture.js';
 
 const BUILD = join(ROOT, 'test/fixtures/plan/history-killed-watcher-torn-line/build');
 const RUNS = join(BUILD, 'rambake/runs');
+
+const parseTimeline = (text: string) => recordedRunFrom(parseTimelineText(text), '<text>');
 
 describe('reading recorded runs', () => {
   it('takes the peaks of a run that ended cleanly from its summary line', async () => {
@@ -17,10 +21,10 @@ describe('reading recorded runs', () => {
       sizeBytes: 24 * GiB,
       peakBytes: 6 * GiB, // the summary saw a peak between the 5.5 GiB samples
       peakInodes: 420_000,
-      samples: 2,
       skippedLines: 0,
-      startedAt: '2025-11-29T08:00:00.000Z',
+      startedAt: Date.parse('2025-11-29T08:00:00.000Z'),
     });
+    expect(run.samples).toHaveLength(2);
     expect(run.workdirPeaks['x86_64-linux/gcc-cross-x86_64/14.2.0']).toBe(3 * GiB + 100 * MiB);
   });
 
@@ -31,9 +35,9 @@ describe('reading recorded runs', () => {
       peakBytes: 7.5 * GiB, // not the 9 GiB of the half-written line
       peakInodes: 520_000,
       peakWorkBytes: 4.5 * GiB, // the third sample: linux-yocto alone
-      samples: 3,
       skippedLines: 1,
     });
+    expect(run.samples).toHaveLength(3);
     expect(run.workdirPeaks).toEqual({
       'core2-64-poky-linux/linux-yocto/6.12.9+git': 4.5 * GiB,
       'core2-64-poky-linux/busybox/1.37.0': 300 * MiB,
@@ -98,7 +102,9 @@ describe('readHistory', () => {
 
   it('is empty for a build never measured', async () => {
     const h = await readHistory(makeBuildDir());
-    expect(h).toEqual({ runs: [], workdirPeaks: {}, notes: [] });
+    expect(h).toMatchObject({ runs: [], workdirPeaks: {}, times: { builds: [], spans: [] } });
+    expect(h.run).toBeUndefined();
+    expect(h.notes.join('\n')).toMatch(/no recorded run/);
   });
 });
 

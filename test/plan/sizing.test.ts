@@ -90,7 +90,7 @@ describe('planRamBuild with history', () => {
     // room at 8 jobs: 15 − 2 − 4 = 9 < 10 → 6 jobs × 512 MiB
     expect(p.threads).toMatchObject({ bbNumberThreads: 6, parallelMake: '-j 6', lowered: true });
     expect(p.reserve).toEqual({ jobs: 6, perJobBytes: 512 * MiB, bytes: 3 * GiB, from: 'buildstats' });
-    expect(p.sources).toEqual({ history: true, runs: 1, buildstats: 1 });
+    expect(p.sources).toEqual({ history: true, need: 'recorded-run', runs: 1, buildstats: 1 });
     expect(p.reasons.find((r) => r.topic === 'reserve')?.text).toMatch(
       /90th percentile of ru_maxrss over 40/,
     );

@@ -5,7 +5,10 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerSteps } from '../../src/cli/steps.js';
+import { makePlan } from '../../src/plan/sizing.js';
 import { proposeSteps } from '../../src/plan/steps.js';
+import { makeColors } from '../../src/report/format.js';
+import { renderSteps } from '../../src/report/steps.js';
 import { copyExample, FAKE_BIN } from '../helpers/exec.js';
 
 const envFor = (topdir: string) => ({
@@ -24,7 +27,7 @@ describe('steps on the fake small build', () => {
     const before = fs.readdirSync(ex.topdir).sort();
     const p = await proposeSteps(
       { buildDir: ex.topdir, env: envFor(ex.topdir), sources: { getvar: false, eventlog: false } },
-      'core-image-minimal',
+      ['core-image-minimal'],
     );
     expect(p.graph).toBe('task-depends.dot');
     expect(p.steps).toEqual(['gcc-cross-x86_64', 'linux-yocto']);
@@ -33,7 +36,7 @@ describe('steps on the fake small build', () => {
     expect(fs.existsSync(path.join(ex.topdir, 'tmp'))).toBe(false);
   });
 
-  it('falls back to the recorded order when bitbake is not on PATH, and says so', async () => {
+  it('without bitbake, a run or buildstats: says the graph is unknown, and agrees with plan on whether steps are needed', async () => {
     const ex = copyExample();
     cleanup = ex.cleanup;
     const p = await proposeSteps(
@@ -42,10 +45,25 @@ describe('steps on the fake small build', () => {
         env: { PATH: '/nonexistent', BUILDDIR: ex.topdir },
         sources: { getvar: false, eventlog: false },
       },
-      'core-image-minimal',
+      ['core-image-minimal'],
     );
-    expect(p.graph).toBe('recorded');
+    expect(p.graph).toBe('none');
     expect(p.notes.join('\n')).toMatch(/not on PATH/);
+    const plan = await makePlan(
+      {
+        buildDir: ex.topdir,
+        env: { PATH: '/nonexistent', BUILDDIR: ex.topdir },
+        sources: { getvar: false, eventlog: false },
+      },
+      { target: 'core-image-minimal' },
+    );
+    expect(p.needed).toBe(!plan.verdict.fits);
+    expect(p.why).toBe(plan.verdict.text);
+    const text = renderSteps(p, makeColors(false)).join('\n');
+    if (p.needed) {
+      expect(text).toMatch(/steps are needed|in \d+ steps/);
+      expect(text).not.toMatch(/no step needed/);
+    } else expect(text).toMatch(/no step needed|fits in one go/);
   });
 
   it('prints the JSON shape {schemaVersion, target, steps, reasons}', async () => {

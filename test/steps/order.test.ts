@@ -2,13 +2,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readDepGraph } from '../../src/bitbake/taskdepends.js';
 import { UsageError } from '../../src/errors.js';
+import { emptyHistory } from '../../src/plan/history.js';
 import { chooseSteps, orderByDependency, parseStepsList, stepCommands } from '../../src/plan/steps.js';
-import { recipeDeps, simTasksFromDot } from '../../src/plan/steps-graph.js';
-import type { History } from '../../src/plan/steps-history.js';
+import { recipeDeps, simTasksFromDot } from '../../src/plan/steps-tasks.js';
 import { ROOT } from '../helpers/exec.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'steps', 'giants-depend-on-cross');
-const noHistory: History = { times: { seconds: new Map(), spans: [], builds: [] }, notes: [] };
+const noHistory = emptyHistory();
 
 async function fixtureDeps() {
   const dep = await readDepGraph(FIXTURE);
@@ -18,7 +18,7 @@ async function fixtureDeps() {
 describe('steps: which recipes, in which order', () => {
   it('without history picks the known giants, the cross compiler first since webkitgtk needs it', async () => {
     const { pns, deps } = await fixtureDeps();
-    const r = chooseSteps({ target: 'core-image-sato', pns, deps, peaks: new Map() });
+    const r = chooseSteps({ targets: ['core-image-sato'], pns, deps, peaks: new Map() });
     expect(r.steps).toEqual(['gcc-cross-x86_64', 'webkitgtk']);
     expect(r.reasons.map((x) => x.step)).toEqual(['gcc-cross-x86_64', 'webkitgtk']);
     expect(r.reasons[0]?.text).toMatch(/known giant/);
@@ -32,7 +32,7 @@ describe('steps: which recipes, in which order', () => {
       ['gcc-cross-x86_64', 1e9],
       ['core-image-sato', 20e9],
     ]);
-    const r = chooseSteps({ target: 'core-image-sato', pns, deps, peaks });
+    const r = chooseSteps({ targets: ['core-image-sato'], pns, deps, peaks });
     expect(r.steps).toEqual(['webkitgtk', 'python3.12']);
     expect(r.reasons).toEqual([
       { step: 'webkitgtk', text: 'largest measured work-dir peak', bytes: 9e9 },
@@ -52,7 +52,7 @@ describe('steps: which recipes, in which order', () => {
     ]);
   });
 
-  it('without a graph orders by the recorded first start', () => {
+  it('without a graph orders by when each started building', () => {
     const first = new Map([
       ['b', 20],
       ['a', 30],
@@ -60,13 +60,35 @@ describe('steps: which recipes, in which order', () => {
     expect(orderByDependency(['a', 'b'], new Map(), first)).toEqual(['b', 'a']);
   });
 
-  it('turns steps into commands, the target last and never twice', () => {
-    expect(stepCommands(['gcc-cross-x86_64', 'webkitgtk', 'core-image-sato'], 'core-image-sato')).toEqual([
+  it('turns steps into commands, the whole command last (every target and option) and no target as a step', () => {
+    expect(
+      stepCommands(['gcc-cross-x86_64', 'webkitgtk', 'core-image-sato'], ['bitbake', 'core-image-sato']),
+    ).toEqual([
       ['bitbake', 'gcc-cross-x86_64'],
       ['bitbake', 'webkitgtk'],
       ['bitbake', 'core-image-sato'],
     ]);
-    expect(stepCommands([], 'core-image-minimal')).toEqual([['bitbake', 'core-image-minimal']]);
+    expect(stepCommands([], ['bitbake', 'core-image-minimal'])).toEqual([['bitbake', 'core-image-minimal']]);
+    expect(
+      stepCommands(['linux-yocto', 'hello-data'], ['/opt/bitbake', '-k', 'hello-data', 'os-release']),
+    ).toEqual([
+      ['/opt/bitbake', 'linux-yocto'],
+      ['/opt/bitbake', '-k', 'hello-data', 'os-release'],
+    ]);
+  });
+
+  it('never picks a recipe outside the graph of the targets, nor a target', () => {
+    const r = chooseSteps({
+      targets: ['a', 'b'],
+      pns: ['a', 'b', 'gcc-cross-x86_64'],
+      deps: new Map(),
+      peaks: new Map([
+        ['b', 9e9],
+        ['elsewhere', 8e9],
+        ['gcc-cross-x86_64', 3e9],
+      ]),
+    });
+    expect(r.steps).toEqual(['gcc-cross-x86_64']);
   });
 
   it('parses --steps a,b,c and refuses an empty list', () => {
