@@ -223,10 +223,12 @@ export function describeSteps(timeline: Timeline, baselineBytes: number): Report
     }
   }
   const list = [...steps.values()].sort((a, b) => a.index - b.index);
-  for (const step of list) {
-    const end = step.endedAt ?? Number.POSITIVE_INFINITY;
+  // A step's window runs to the next step's start: the watcher's last sample, after the
+  // last command ended, still belongs to the last step.
+  for (const [i, step] of list.entries()) {
+    const end = list[i + 1]?.startedAt ?? Number.POSITIVE_INFINITY;
     for (const s of timeline.samples) {
-      if (s.t < step.startedAt || s.t > end) continue;
+      if (s.t < step.startedAt || s.t >= end) continue;
       const own = Math.max(0, s.fs.usedBytes - baselineBytes);
       if (step.peakAt === null || own > step.peakBytes) {
         step.peakBytes = own;
