@@ -1,5 +1,6 @@
 // The one place (with the CLI entry) that prints. Reporters return strings; this writes them.
 
+import { fitLine } from '../report/fit-width.js';
 import { type Colors, colorEnabled, makeColors } from '../report/format.js';
 
 export interface GlobalFlags {
@@ -14,7 +15,7 @@ export interface Output {
   json: boolean;
   colors: Colors;
   isTTY: boolean;
-  /** A line on stdout. */
+  /** A line on stdout; on a terminal, fitted to its width (see report/fit-width.ts). */
   line(text?: string): void;
   /** A JSON document on stdout: with --json it is the only thing printed there. */
   document(value: unknown): void;
@@ -30,13 +31,24 @@ export function makeOutput(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.
     colors,
     isTTY,
     line: (text = '') => {
-      process.stdout.write(`${text}\n`);
+      process.stdout.write(`${fitted(text, process.stdout)}\n`);
     },
     document: (value) => {
       process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
     },
     warn: (text) => {
-      process.stderr.write(`${text}\n`);
+      process.stderr.write(`${fitted(text, process.stderr)}\n`);
     },
   };
+}
+
+/** On a terminal, each line fitted to its width; elsewhere the text as it is. */
+function fitted(text: string, stream: NodeJS.WriteStream): string {
+  const width = stream.isTTY === true ? (stream.columns ?? 0) : 0;
+  return width > 0
+    ? text
+        .split('\n')
+        .flatMap((l) => fitLine(l, width))
+        .join('\n')
+    : text;
 }

@@ -2,6 +2,7 @@
 
 import { type Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
+import { truncateLine } from '../report/fit-width.js';
 import { frameText, renderEventLine, renderLiveView, renderSampleLine } from '../report/watch.js';
 import type { TimelineLine } from '../watch/timeline-types.js';
 import type { WatchView } from '../watch/view.js';
@@ -49,15 +50,30 @@ export function makeDisplay(out: Output, options: { jsonLines: boolean; env?: No
     };
   }
   if (out.isTTY && !env.CI) {
+    // Cursor moves count physical rows: each line is cut to the width, so none wraps. A resize
+    // reflows what is on the screen already, so the frame is drawn again below a cleared screen.
     let previous = 0;
+    let last: WatchView | undefined;
+    const draw = (view: WatchView, moveUp: number): void => {
+      const width = process.stdout.columns ?? 0;
+      const lines = renderLiveView(view, out.colors, Date.now()).map((l) => truncateLine(l, width));
+      process.stdout.write(frameText(lines, moveUp));
+      previous = lines.length;
+    };
+    const onResize = (): void => {
+      if (last === undefined) return;
+      process.stdout.write('\x1b[2J\x1b[H');
+      draw(last, 0);
+    };
+    process.stdout.on('resize', onResize);
     return {
       onLine: () => undefined,
       onSample: (view) => {
-        const lines = renderLiveView(view, out.colors, Date.now());
-        process.stdout.write(frameText(lines, previous));
-        previous = lines.length;
+        last = view;
+        draw(view, previous);
       },
       end: () => {
+        process.stdout.off('resize', onResize);
         previous = 0;
       },
     };

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadBuildDir } from '../bitbake/builddir.js';
 import { EXIT_OK } from '../errors.js';
 import { renderRunSummary } from '../report/watch.js';
+import { defaultTimelinePath } from '../watch/timeline-file.js';
 import { setup } from './common.js';
 import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
 
@@ -24,13 +25,15 @@ export function registerWatch(program: Command): void {
     // chokidar and the watcher load only for this command (start-up of every other one stays light).
     const { startWatch } = await import('../watch/watcher.js');
     const display = makeDisplay(out, { jsonLines: true });
+    // Said before the first frame: a line printed between frames would shift the live view.
+    const timelinePath = flags.timeline ?? defaultTimelinePath(bd.topdir, new Date());
+    if (!out.json) out.warn(`rambake: watching ${bd.paths.tmpdir}; timeline ${timelinePath}`);
     const watch = await startWatch(bd, {
       intervalMs: interval,
-      ...(flags.timeline ? { timelinePath: flags.timeline } : {}),
+      timelinePath,
       onLine: display.onLine,
       onSample: display.onSample,
     });
-    if (!out.json) out.warn(`rambake: watching ${bd.paths.tmpdir}; timeline ${watch.timelinePath}`);
     // Signal handlers belong to the command that needs them: stop cleanly, write the summary.
     await new Promise<void>((resolve) => {
       const stop = () => resolve();

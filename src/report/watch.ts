@@ -52,7 +52,7 @@ export function renderLiveView(view: WatchView, colors: Colors, now = view.t): s
   const rate = f ? `${f.bytesPerSecond >= 0 ? '+' : ''}${formatBytes(f.bytesPerSecond)}/s` : 'n/a';
   const eta = f?.secondsToFull === undefined ? 'not filling' : `full in ~${formatDuration(f.secondsToFull)}`;
   lines.push(
-    `rate ${rate}, ${eta}; waiting for rm_work ${formatBytes(view.waitingBytes)}, held ${view.heldGiBMin.toFixed(2)} GiB·min`,
+    `${view.idle ? 'idle: no build running' : `rate ${rate}, ${eta}`}; waiting for rm_work ${formatBytes(view.waitingBytes)}, held ${view.heldGiBMin.toFixed(2)} GiB·min`,
   );
   const counts = Object.entries(view.counts)
     .map(([s, n]) => `${s} ${n}`)
@@ -97,7 +97,8 @@ export function renderSampleLine(view: WatchView): string {
   const eta = view.forecast?.secondsToFull;
   const active = view.counts.active ?? 0;
   const waiting = view.counts['waiting-rm-work'] ?? 0;
-  return `${clock(view.t)} ${fill}; ${active} active, ${waiting} waiting rm_work (${formatBytes(view.waitingBytes)})${eta === undefined ? '' : `; full in ~${formatDuration(eta)}`}${warningsOf(
+  const idle = view.idle ? '; idle' : '';
+  return `${clock(view.t)} ${fill}${idle}; ${active} active, ${waiting} waiting rm_work (${formatBytes(view.waitingBytes)})${eta === undefined ? '' : `; full in ~${formatDuration(eta)}`}${warningsOf(
     view,
   )
     .map((w) => `; ${w}`)

@@ -81,6 +81,8 @@ export class WorkdirStates {
   /** Task inputs whose folder is not known yet, by `pn/pv`; replayed when it is found. */
   private readonly pending = new Map<string, TaskInput[]>();
   private readonly archOf = new Map<string, string>();
+  /** Between a build's start and its end (as the console log tells). */
+  building = false;
 
   constructor(private readonly cfg: StatesConfig) {}
 
@@ -99,12 +101,14 @@ export class WorkdirStates {
   private applyInto(input: StateInput, out: StateChange[]): void {
     switch (input.kind) {
       case 'build-start':
+        this.building = true;
         for (const e of this.entries.values()) {
           e.touched = false;
           e.done.clear();
         }
         return;
       case 'build-end':
+        this.building = false;
         this.endBuild(input.t, input.interrupted === true, out);
         return;
       case 'found':

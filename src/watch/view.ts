@@ -20,7 +20,10 @@ export interface WatchViewDir {
 export interface WatchView {
   t: number;
   fs?: TimelineSample['fs'];
+  /** Only while a build runs: with none, the slope is other processes' disk activity. */
   forecast?: Forecast;
+  /** No build running (no task running, no build between its start and end). */
+  idle: boolean;
   /** Biggest first, at most `TOP_DIRS`. */
   top: WatchViewDir[];
   counts: Partial<Record<WorkdirState, number>>;
@@ -61,7 +64,9 @@ export function buildView(
   }
   dirs.sort((a, b) => b.bytes - a.bytes);
   const last = sampler.history[sampler.history.length - 1];
+  const idle = !states.building && dirs.every((d) => d.running.length === 0);
   const view: WatchView = {
+    idle,
     t: last?.t ?? Date.now(),
     top: dirs.slice(0, TOP_DIRS),
     counts,
@@ -70,7 +75,7 @@ export function buildView(
     enospc,
   };
   if (sampler.lastFs) view.fs = sampler.lastFs;
-  const forecast = forecastFill(sampler.history);
+  const forecast = idle ? undefined : forecastFill(sampler.history);
   if (forecast) {
     view.forecast = forecast;
     const writer = forecast.topWriter && states.entries.get(forecast.topWriter.workdir);

@@ -145,6 +145,7 @@ describe('forecast and display', () => {
       waitingBytes: 0,
       heldGiBMin: 0,
       enospc: false,
+      idle: false,
       forecast: {
         bytesPerSecond: 120 * 1024 ** 2,
         secondsToFull: 240,
