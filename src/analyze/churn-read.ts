@@ -3,7 +3,7 @@
 // build's side evidence from WORKDIR, stamps and SSTATE_DIR, then calls the pure analysis.
 
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
@@ -12,6 +12,8 @@ import { readConsoleLog } from '../bitbake/consolelog.js';
 import { splitPF } from '../bitbake/pf.js';
 import { readRecipeStamps } from '../bitbake/stamps.js';
 import { parseTid, pnFromTid } from '../bitbake/tid.js';
+import { RefusedFileError } from '../errors.js';
+import { readText } from '../system/read-file.js';
 import {
   analyzeChurn,
   type ChurnBuildInput,
@@ -106,7 +108,11 @@ async function readRmWorkHistory(ref: {
   const pfs = await readdir(ref.dir, { withFileTypes: true }).catch(() => []);
   const rmWorkRan: string[] = [];
   for (const pf of pfs.filter((e) => e.isDirectory())) {
-    const text = await readFile(join(ref.dir, pf.name, 'do_rm_work'), 'utf8').catch(() => undefined);
+    // Bounded and non-blocking: a FIFO or a link to a device is refused (one line, exit 2).
+    const text = await readText(join(ref.dir, pf.name, 'do_rm_work'), 'record').catch((err: unknown) => {
+      if (err instanceof RefusedFileError) throw err;
+      return undefined;
+    });
     if (text !== undefined && /^Status: PASSED/m.test(text)) rmWorkRan.push(pf.name);
   }
   return {

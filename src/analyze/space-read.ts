@@ -1,13 +1,14 @@
 // The I/O side of `rambake space`: one scan of TMPDIR (system/du.ts) grouped down to the work
 // dirs' subfolders, the work dirs' mtimes and stamps, saving and loading scans as JSON.
 
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
 import type { LoadOptions } from '../bitbake/builddir-types.js';
-import { UsageError } from '../errors.js';
+import { RambakeError, UsageError } from '../errors.js';
 import { InodeSet, scanTree } from '../system/du.js';
+import { readTextSync } from '../system/read-file.js';
 import { analyzeSpace, SPACE_SCHEMA_VERSION, type SpaceReport, type WorkdirFacts } from './space.js';
 import { compareSpace, type SpaceComparison } from './space-compare.js';
 
@@ -131,18 +132,47 @@ export function filterRecipes(report: SpaceReport, pns: string[]): SpaceReport {
 export function readSavedScan(path: string): SpaceReport {
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
+    // Bounded and non-blocking: a FIFO or /proc file given to --compare is refused, not read.
+    const text = readTextSync(path, 'index');
+    if (text === undefined) throw new UsageError(`--compare ${path}: no such file`);
+    value = JSON.parse(text);
   } catch (err) {
+    if (err instanceof RambakeError) throw err;
     throw new UsageError(`--compare ${path}: not a readable JSON file (${(err as Error).message})`);
   }
-  const v = value as Partial<SpaceReport> | null;
-  if (
-    v?.schemaVersion !== SPACE_SCHEMA_VERSION ||
-    !Array.isArray(v.recipes) ||
-    typeof v.tmpdir?.bytes !== 'number'
-  )
+  const problem = savedScanProblem(value);
+  if (problem !== undefined)
     throw new UsageError(
-      `--compare ${path}: not a scan saved by rambake space --save (expected schemaVersion ${SPACE_SCHEMA_VERSION}, tmpdir and recipes)`,
+      `--compare ${path}: not a scan saved by rambake space --save (${problem}; expected schemaVersion ${SPACE_SCHEMA_VERSION}, tmpdir, top and recipes)`,
     );
-  return v as SpaceReport;
+  return value as SpaceReport;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isSize = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+/** The first field the comparison reads that is missing or of the wrong type, or undefined. */
+function savedScanProblem(v: unknown): string | undefined {
+  if (!isObject(v)) return 'not a JSON object';
+  if (v.schemaVersion !== SPACE_SCHEMA_VERSION) return `schemaVersion ${JSON.stringify(v.schemaVersion)}`;
+  if (typeof v.scannedAt !== 'string') return 'no scannedAt';
+  if (!isObject(v.tmpdir) || typeof v.tmpdir.path !== 'string' || !isSize(v.tmpdir.bytes))
+    return 'a damaged tmpdir';
+  if (!Array.isArray(v.top)) return 'no top';
+  const badTop = v.top.findIndex((t) => !isObject(t) || typeof t.name !== 'string' || !isSize(t.bytes));
+  if (badTop >= 0) return `a damaged top[${badTop}]`;
+  if (!Array.isArray(v.recipes)) return 'no recipes';
+  const badRecipe = v.recipes.findIndex(
+    (r) =>
+      !isObject(r) ||
+      typeof r.pn !== 'string' ||
+      typeof r.pv !== 'string' ||
+      typeof r.arch !== 'string' ||
+      !isSize(r.bytes) ||
+      !isObject(r.folders) ||
+      !Object.values(r.folders).every((u) => isObject(u) && isSize(u.bytes)),
+  );
+  if (badRecipe >= 0) return `a damaged recipes[${badRecipe}]`;
+  return undefined;
 }

@@ -12,6 +12,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { scanTree } from '../system/du.js';
+import { readText } from '../system/read-file.js';
 import type { PlanScope } from './sizing-types.js';
 
 export interface KeptOutput {
@@ -135,7 +136,8 @@ export async function predictNextBuild(a: AfterRevert): Promise<NextBuild> {
   const manifests = ((await entries(join(tmpdir, 'sstate-control'))) ?? []).filter((e) =>
     e.startsWith('manifest-'),
   ).length;
-  const saved = (await fsp.readFile(join(tmpdir, 'saved_tmpdir'), 'utf8').catch(() => undefined))?.trim();
+  // Bounded and non-blocking (the old TMPDIR is the user's: a FIFO there must not hang revert).
+  const saved = (await readText(join(tmpdir, 'saved_tmpdir'), 'state').catch(() => undefined))?.trim();
   const base = {
     tmpdir,
     stamps: stamps.count,

@@ -9,6 +9,7 @@ import {
   constants,
   createReadStream,
   promises as fsp,
+  fstatSync,
   openSync,
   type ReadStream,
   readSync,
@@ -220,6 +221,23 @@ export async function openCheckedStream(
     fd: handle,
     ...(opts.highWaterMark ? { highWaterMark: opts.highWaterMark } : {}),
   });
+}
+
+/**
+ * A file descriptor on a regular file of any size, for a reader that follows a growing file
+ * itself (the watcher's console log). Throws as openSync would, or a RefusedFileError.
+ */
+export function openCheckedSync(path: string): number {
+  const st = statSync(path);
+  checkRegular(path, st, Number.POSITIVE_INFINITY);
+  const fd = openSync(path, OPEN_FLAGS);
+  try {
+    checkSame(path, st, fstatSync(fd));
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+  return fd;
 }
 
 /** True when `path` is a folder (following links); false when missing or anything else. */

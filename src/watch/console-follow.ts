@@ -2,19 +2,11 @@
 // symlink that BitBake re-points at a new `<DATETIME>.log` for every build, so each poll
 // resolves it again; a new target is a new build, read from its first byte.
 
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  openSync,
-  readdirSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from 'node:fs';
+import { closeSync, existsSync, fstatSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ConsoleEvent, ConsoleLogParser } from '../bitbake/consolelog.js';
 import { LineSplitter } from '../bitbake/lines.js';
+import { openCheckedSync } from '../system/read-file.js';
 
 const CHUNK = 64 * 1024;
 /** At most this much is read per poll, so a huge backlog never stalls the sampler. */
@@ -89,7 +81,9 @@ export class ConsoleFollower {
     this.splitter = new LineSplitter();
     this.parser = new ConsoleLogParser();
     try {
-      this.fd = openSync(file, 'r');
+      // Checked and non-blocking: console-latest.log pointed at a FIFO or a device is passed
+      // over (it would block the sampler or never end), as a log not there yet is.
+      this.fd = openCheckedSync(file);
     } catch {
       return;
     }

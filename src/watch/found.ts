@@ -1,8 +1,9 @@
 // What is on disk when the watcher starts (or when a folder appears): work dirs with their
 // content class, and the work-shared folders. Small synchronous reads: a few per folder.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { readTextSync } from '../system/read-file.js';
 import { classifyFound, type WorkdirId, workdirKey, workSharedId } from './classify.js';
 import type { FoundContent } from './states.js';
 
@@ -33,7 +34,8 @@ export function inspectWorkdir(path: string, arch: string, pn: string, pv: strin
   }
   let order = '';
   try {
-    order = readFileSync(join(path, 'temp', 'log.task_order'), 'utf8');
+    // Bounded and non-blocking (a FIFO or a link to a device here is passed over).
+    order = readTextSync(join(path, 'temp', 'log.task_order'), 'record') ?? '';
   } catch {
     // no task ran here yet, or rm_work-less cleanup removed temp/
   }

@@ -3,9 +3,10 @@
 // `${BUILDSTATS_BASE}/<BUILDNAME>/<PF>/<do_x>[_setscene]` has `Started:` and `Ended:` (epoch
 // seconds, bitbake-formats.md §8). One small read per replayed task, only while catching up.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildNameToEpochMs, parseBuildstatsTask } from '../bitbake/buildstats.js';
+import { readTextSync } from '../system/read-file.js';
 
 export class PastTaskTimes {
   private readonly dir: string | undefined;
@@ -18,12 +19,14 @@ export class PastTaskTimes {
   /** Epoch ms the task started (or ended), or undefined when buildstats does not say. */
   timeOf(pf: string, task: string, edge: 'start' | 'end'): number | undefined {
     if (this.dir === undefined) return undefined;
-    let text: string;
+    let text: string | undefined;
     try {
-      text = readFileSync(join(this.dir, pf, task), 'utf8');
+      // Bounded and non-blocking: a FIFO or device among the entries is passed over.
+      text = readTextSync(join(this.dir, pf, task), 'record');
     } catch {
       return undefined;
     }
+    if (text === undefined) return undefined;
     const parsed = parseBuildstatsTask(text);
     const seconds = edge === 'start' ? parsed.started : parsed.ended;
     return seconds === undefined ? undefined : Math.round(seconds * 1000);

@@ -1,0 +1,30 @@
+// The fuzzing suite as CI runs it: a few hundred seeded mutants of conf trees and build records,
+// each a real `rambake` process with a time limit and a memory cap, within a time budget.
+// Every exit must be a documented one (0, 1, 2) with no stack trace, and nothing may hang.
+// A fixed seed: a failure here is reproduced by `npm run fuzz -- --seed 15 --case N`.
+// Needs `npm run build` (dist/).
+
+import { describe, expect, it } from 'vitest';
+import { describeFailure, fuzz, summary } from './fuzzer.js';
+
+const SEED = 15;
+
+describe('fuzzing: mutated conf trees and build records', () => {
+  it('every case exits 0, 1 or 2 with one line and no stack trace; no hang, no crash', async () => {
+    const counts = await fuzz({
+      seed: SEED,
+      count: 300,
+      // Bounded on a loaded machine too: no new case starts after 80 s.
+      budgetSeconds: 80,
+      timeoutMs: 20_000,
+      memoryMb: 256,
+      jobs: 2,
+    });
+    console.log(summary(counts));
+    for (const f of counts.failures) console.log(describeFailure(f, SEED));
+    expect(counts.cases).toBeGreaterThanOrEqual(30);
+    expect(counts.byGroup.conf).toBeGreaterThan(0);
+    expect(counts.byGroup.records).toBeGreaterThan(0);
+    expect({ hangs: counts.hangs, crashes: counts.crashes }).toEqual({ hangs: 0, crashes: 0 });
+  }, 150_000);
+});
