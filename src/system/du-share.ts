@@ -1,13 +1,15 @@
 // The walk behind scanTree: this thread always walks, in slices that keep its event loop
-// turning, and starts worker threads only once the walk has lasted SPAWN_AFTER_MS. A worker
-// costs tens of milliseconds to start, so small scans (the watcher samples single work dirs)
-// never pay for one, and on a big scan this thread has already walked while they started.
+// turning, and only once the walk has lasted SPAWN_AFTER_MS hands the rest to `find`
+// processes (du-find.ts) or, where find cannot print what is needed, to worker threads. Both
+// cost milliseconds to start, so small scans (the watcher samples single work dirs) never pay
+// for one, and on a big scan this thread has already walked while they started.
 // Idle walkers are fed by whoever is busy: a busy walker that sees the shared idle count
 // claims one idle walker and hands it the shallow half of its stack (du-walk.ts).
 // Every hand-over goes through this thread, so the message order on each worker's port
 // guarantees that "every walker idle" means the walk is complete.
 
 import type { Worker } from 'node:worker_threads';
+import { walkWithFind } from './du-find.js';
 import type { UsageMerger } from './du-merge.js';
 import { type ScanError, TreeWalker, type WalkTask } from './du-walk.js';
 import type { DuWorkerData, FromWorker, ToWorker } from './du-worker.js';
@@ -26,7 +28,17 @@ export interface ShareOptions {
   /** Start them at once and queue the root for them (tests: hand-overs on small trees). */
   workersFirst: boolean;
   startWorker: StartWorker;
+  /**
+   * Processes of `find` to hand the rest of a long walk to (du-find.ts) instead of starting
+   * worker threads; 0: worker threads. Asked only when a walk lasts (it may probe find).
+   */
+  finds: () => number;
 }
+
+/** Pending folders to hand to find: enough for every process to get several, for balance. */
+const TASKS_PER_FIND = 16;
+/** At most this many folders read here to reach them (BFS from the shallowest). */
+const EXPAND_DIRS = 2000;
 
 /** Walks the tree below `task`, adding what it finds to `merger`; resolves to the errors met. */
 export function walkShared(task: WalkTask, merger: UsageMerger, options: ShareOptions): Promise<ScanError[]> {
@@ -121,7 +133,18 @@ export function walkShared(task: WalkTask, merger: UsageMerger, options: ShareOp
       }
     };
 
+    const handOff = async (finds: number) => {
+      finishing = true;
+      walker.expand(TASKS_PER_FIND * finds, EXPAND_DIRS);
+      await walkWithFind(walker.stack.splice(0), walker.acc, groupDepth, finds);
+      finish();
+    };
     const start = performance.now();
+    const finds = options.workersFirst ? options.finds() : 0;
+    if (finds > 0) {
+      handOff(finds).catch(reject);
+      return;
+    }
     if (holding) {
       spawn();
       queue.push(walker.stack.splice(0));
@@ -130,8 +153,14 @@ export function walkShared(task: WalkTask, merger: UsageMerger, options: ShareOp
       while (!finishing) {
         if (walker.stack.length > 0) {
           walker.run(SLICE_DIRS, wantsWork, giveWork);
-          if (started.length === 0 && extraWorkers > 0 && walker.stack.length > 0) {
-            if (performance.now() - start >= SPAWN_AFTER_MS) spawn();
+          if (
+            started.length === 0 &&
+            walker.stack.length > 0 &&
+            performance.now() - start >= SPAWN_AFTER_MS
+          ) {
+            const finds = options.finds();
+            if (finds > 0) return handOff(finds);
+            if (extraWorkers > 0) spawn();
           }
           await new Promise((resolve) => setImmediate(resolve));
         } else {

@@ -45,13 +45,16 @@ export interface WalkTotals {
 
 const NO_THROW_ON_ENOENT = { throwIfNoEntry: false } as const;
 const BIGINT_NO_THROW = { bigint: true, throwIfNoEntry: false } as const;
-const BATCH = 16384;
+const BATCH = 4096;
 
 export const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
 
-export class TreeWalker {
-  readonly stack: WalkTask[] = [];
-  readonly #groupDepth: number;
+/**
+ * What a walk found so far: per-group tallies, single-link inode count, errors, and the
+ * multi-link entries batched for the merger. Shared by the readdir walker below and the
+ * `find` output reader (du-find.ts), which feed one accumulator on the main thread.
+ */
+export class WalkTally {
   readonly #onLinks: (batch: LinkBatch) => void;
   readonly #tallies = new Map<string, GroupTally>();
   readonly #groupIds = new Map<string, number>();
@@ -59,27 +62,14 @@ export class TreeWalker {
   #links = new Float64Array(BATCH * 4);
   #linkCount = 0;
   #big: LinkBatch['big'] = [];
-  #singleInodes = 0;
-  readonly #errors: ScanError[] = [];
+  singleInodes = 0;
+  readonly errors: ScanError[] = [];
 
-  constructor(groupDepth: number, onLinks: (batch: LinkBatch) => void) {
-    this.#groupDepth = groupDepth;
+  constructor(onLinks: (batch: LinkBatch) => void) {
     this.#onLinks = onLinks;
   }
 
-  /** Reads up to `maxDirs` directories; after each, offers work away when `wantsWork()` says so. */
-  run(maxDirs: number, wantsWork?: () => boolean, giveWork?: (tasks: WalkTask[]) => void): boolean {
-    for (let done = 0; done < maxDirs && this.stack.length > 0; done++) {
-      this.#readDir(this.stack.pop()!);
-      if (giveWork && this.stack.length > 1 && wantsWork?.()) {
-        // The bottom of a depth-first stack holds the shallowest, biggest subtrees.
-        giveWork(this.stack.splice(0, this.stack.length >> 1));
-      }
-    }
-    return this.stack.length > 0;
-  }
-
-  #tally(group: string): GroupTally {
+  tally(group: string): GroupTally {
     let tally = this.#tallies.get(group);
     if (!tally) {
       tally = { bytes: 0, files: 0, dirs: 0 };
@@ -88,55 +78,10 @@ export class TreeWalker {
     return tally;
   }
 
-  #readDir(task: WalkTask): void {
-    let names: string[];
-    try {
-      names = readdirSync(task.path);
-    } catch (error) {
-      // Unreadable or vanished: its own size is already counted, as du does.
-      this.#errors.push({ path: task.path, code: errorCode(error) });
-      return;
-    }
-    const tally = this.#tally(task.group);
-    const prefix = task.path.endsWith('/') ? task.path : `${task.path}/`;
-    const depth = task.depth + 1;
-    const ownGroup = depth <= this.#groupDepth;
-    for (const name of names) {
-      const full = prefix + name;
-      let st: ReturnType<typeof lstatSync>;
-      try {
-        st = lstatSync(full, NO_THROW_ON_ENOENT);
-      } catch (error) {
-        this.#errors.push({ path: full, code: errorCode(error) });
-        continue;
-      }
-      if (st === undefined) {
-        this.#errors.push({ path: full, code: 'ENOENT' }); // deleted by the build since readdir
-        continue;
-      }
-      const bytes = st.blocks * 512;
-      if ((st.mode & constants.S_IFMT) === constants.S_IFDIR) {
-        const group = ownGroup ? (task.group === '' ? name : `${task.group}/${name}`) : task.group;
-        const dirTally = ownGroup ? this.#tally(group) : tally;
-        dirTally.bytes += bytes;
-        dirTally.dirs++;
-        this.#singleInodes++;
-        this.stack.push({ path: full, depth, group });
-      } else {
-        tally.files++;
-        if (st.nlink > 1) this.#addLink(full, st.dev, st.ino, bytes, task.group);
-        else {
-          tally.bytes += bytes;
-          this.#singleInodes++;
-        }
-      }
-    }
-  }
-
-  #addLink(full: string, dev: number, ino: number, bytes: number, group: string): void {
-    if (ino > Number.MAX_SAFE_INTEGER) {
-      const big = lstatSync(full, BIGINT_NO_THROW);
-      if (big) this.#big.push({ dev, ino: String(big.ino), bytes, group });
+  /** A multi-link entry; `ino` is a decimal string when it exceeds 2^53. */
+  addLink(dev: number, ino: number | string, bytes: number, group: string): void {
+    if (typeof ino === 'string') {
+      this.#big.push({ dev, ino, bytes, group });
       return;
     }
     let id = this.#groupIds.get(group);
@@ -162,14 +107,114 @@ export class TreeWalker {
       names: this.#newNames,
       big: this.#big,
     };
-    this.#links = new Float64Array(BATCH * 4);
     this.#linkCount = 0;
     this.#newNames = [];
     this.#big = [];
     this.#onLinks(batch);
+    // On this thread the merger has copied the batch; a worker transferred (detached) it.
+    if (this.#links.buffer.byteLength === 0) this.#links = new Float64Array(BATCH * 4);
   }
 
   totals(): WalkTotals {
-    return { groups: [...this.#tallies], singleInodes: this.#singleInodes, errors: this.#errors };
+    return { groups: [...this.#tallies], singleInodes: this.singleInodes, errors: this.errors };
+  }
+}
+
+export class TreeWalker {
+  readonly stack: WalkTask[] = [];
+  readonly acc: WalkTally;
+  readonly #groupDepth: number;
+
+  constructor(groupDepth: number, onLinks: (batch: LinkBatch) => void) {
+    this.#groupDepth = groupDepth;
+    this.acc = new WalkTally(onLinks);
+  }
+
+  /** Reads up to `maxDirs` directories; after each, offers work away when `wantsWork()` says so. */
+  run(maxDirs: number, wantsWork?: () => boolean, giveWork?: (tasks: WalkTask[]) => void): boolean {
+    for (let done = 0; done < maxDirs && this.stack.length > 0; done++) {
+      this.#readDir(this.stack.pop()!);
+      if (giveWork && this.stack.length > 1 && wantsWork?.()) {
+        // The bottom of a depth-first stack holds the shallowest, biggest subtrees.
+        giveWork(this.stack.splice(0, this.stack.length >> 1));
+      }
+    }
+    return this.stack.length > 0;
+  }
+
+  /**
+   * Reads the shallowest pending folders until at least `minTasks` are pending (or none, or
+   * `maxDirs` read): many mid-sized subtrees to share out instead of a few big ones.
+   */
+  expand(minTasks: number, maxDirs: number): void {
+    for (let done = 0; done < maxDirs && this.stack.length > 0 && this.stack.length < minTasks; done++) {
+      let shallowest = 0;
+      for (let i = 1; i < this.stack.length; i++) {
+        if (this.stack[i]!.depth < this.stack[shallowest]!.depth) shallowest = i;
+      }
+      this.#readDir(this.stack.splice(shallowest, 1)[0]!);
+    }
+  }
+
+  #readDir(task: WalkTask): void {
+    const acc = this.acc;
+    let names: string[];
+    try {
+      names = readdirSync(task.path);
+    } catch (error) {
+      // Unreadable or vanished: its own size is already counted, as du does.
+      acc.errors.push({ path: task.path, code: errorCode(error) });
+      return;
+    }
+    const tally = acc.tally(task.group);
+    const prefix = task.path.endsWith('/') ? task.path : `${task.path}/`;
+    const depth = task.depth + 1;
+    const ownGroup = depth <= this.#groupDepth;
+    for (const name of names) {
+      const full = prefix + name;
+      let st: ReturnType<typeof lstatSync>;
+      try {
+        st = lstatSync(full, NO_THROW_ON_ENOENT);
+      } catch (error) {
+        acc.errors.push({ path: full, code: errorCode(error) });
+        continue;
+      }
+      if (st === undefined) {
+        acc.errors.push({ path: full, code: 'ENOENT' }); // deleted by the build since readdir
+        continue;
+      }
+      const bytes = st.blocks * 512;
+      if ((st.mode & constants.S_IFMT) === constants.S_IFDIR) {
+        const group = ownGroup ? (task.group === '' ? name : `${task.group}/${name}`) : task.group;
+        const dirTally = ownGroup ? acc.tally(group) : tally;
+        dirTally.bytes += bytes;
+        dirTally.dirs++;
+        acc.singleInodes++;
+        this.stack.push({ path: full, depth, group });
+      } else {
+        tally.files++;
+        if (st.nlink > 1) this.#addLink(full, st.dev, st.ino, bytes, task.group);
+        else {
+          tally.bytes += bytes;
+          acc.singleInodes++;
+        }
+      }
+    }
+  }
+
+  #addLink(full: string, dev: number, ino: number, bytes: number, group: string): void {
+    if (ino <= Number.MAX_SAFE_INTEGER) this.acc.addLink(dev, ino, bytes, group);
+    else {
+      const big = lstatSync(full, BIGINT_NO_THROW);
+      if (big) this.acc.addLink(dev, String(big.ino), bytes, group);
+    }
+  }
+
+  flushLinks(): void {
+    this.acc.flushLinks();
+  }
+
+  totals(): WalkTotals {
+    return this.acc.totals();
   }
 }

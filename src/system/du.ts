@@ -1,9 +1,9 @@
 // Disk usage that equals `du -sB1 ROOT` exactly: st_blocks × 512 for every entry (the root and
 // directories included), symlinks not followed, mount points crossed, each hard-linked inode
 // counted once. Errors (EACCES, files a live build deletes mid-scan) are collected, never thrown.
-// Large trees are split between this thread and worker threads that hand each other folders
-// (du-share.ts, du-walk.ts, du-worker.ts); du-merge.ts documents groups and how shared inodes
-// are attributed.
+// A walk that lasts is handed to GNU find processes on separate subtrees (du-find.ts), or where
+// find lacks -printf to worker threads that hand each other folders (du-share.ts, du-walk.ts,
+// du-worker.ts); du-merge.ts documents groups and how shared inodes are attributed.
 
 import type { Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { findUsable } from './du-find.js';
 import { type GroupUsage, UsageMerger } from './du-merge.js';
 import { walkShared } from './du-share.js';
 import { errorCode, type ScanError, type WalkTask } from './du-walk.js';
@@ -39,6 +40,11 @@ export interface ScanOptions {
   workers?: number;
   /** Start the workers at once and leave them the first folders (tests: hand-overs on small trees). */
   workersFirst?: boolean;
+  /**
+   * What walks a long scan besides this thread: `find` processes (workers + 1 of them, GNU
+   * find, du-find.ts) or worker threads. Default: find when it takes -printf.
+   */
+  engine?: 'find' | 'threads';
 }
 
 export interface ScanResult {
@@ -88,7 +94,10 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
     const task: WalkTask = { path: absRoot, depth: 0, group: '' };
     const workers = options.workers ?? defaultWorkers();
     const workersFirst = options.workersFirst ?? false;
-    errors.push(...(await walkShared(task, merger, { groupDepth, workers, workersFirst, startWorker })));
+    const engine = options.engine;
+    const finds = () => ((engine ?? (findUsable() ? 'find' : 'threads')) === 'find' ? workers + 1 : 0);
+    const shared = { groupDepth, workers, workersFirst, startWorker, finds };
+    errors.push(...(await walkShared(task, merger, shared)));
   }
   return { root: absRoot, ...merger.finish(), errors };
 }

@@ -4,9 +4,10 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InodeSet, scanTree, withoutLoaders } from '../../src/system/du.js';
+import { parseFindError, walkWithFind } from '../../src/system/du-find.js';
 import { UsageMerger } from '../../src/system/du-merge.js';
 import { walkShared } from '../../src/system/du-share.js';
-import { TreeWalker } from '../../src/system/du-walk.js';
+import { TreeWalker, WalkTally } from '../../src/system/du-walk.js';
 
 // GNU du is the reference: every figure below is compared with what it prints.
 const duBytes = async (...paths: string[]): Promise<number[]> => {
@@ -46,6 +47,10 @@ function makeTree(root: string) {
   fs.symlinkSync('curl', path.join(curl, 'image/usr/bin/curl-link'));
   fs.symlinkSync('../../../../zlib', path.join(curl, 'zlib-dir-link'));
   fs.symlinkSync('/no/such/target', path.join(curl, 'dangling'));
+  // Symlink loops: never followed, each counted as the small link it is.
+  fs.symlinkSync('.', path.join(curl, 'self-loop'));
+  fs.symlinkSync('loop-b', path.join(curl, 'loop-a'));
+  fs.symlinkSync('loop-a', path.join(curl, 'loop-b'));
   const sparse = path.join(curl, 'build/sparse.img');
   write(sparse, 0);
   const fd = fs.openSync(sparse, 'r+');
@@ -68,10 +73,17 @@ describe.runIf(process.platform === 'linux')('scanTree', () => {
   });
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  // workersFirst: workers start at once and get the first folders, so even this small tree is
-  // handed between threads (on its own, scanTree starts no worker for a walk this short).
-  it.each([0, 1, 3])('equals du -sB1 and du --inodes with %i workers', async (workers) => {
-    const result = await scanTree(root, { workers, workersFirst: true });
+  // workersFirst: find processes or worker threads start at once and get the first folders, so
+  // even this small tree is handed over (on its own, scanTree hands over no walk this short).
+  it.each([
+    ['find', 0],
+    ['find', 1],
+    ['find', 3],
+    ['threads', 0],
+    ['threads', 1],
+    ['threads', 3],
+  ] as const)('equals du -sB1 and du --inodes (%s, %i workers)', async (engine, workers) => {
+    const result = await scanTree(root, { workers, workersFirst: true, engine });
     expect(result.bytes).toBe((await duBytes(root))[0]);
     expect(result.inodes).toBe(await duInodes(root));
     expect(result.errors).toEqual([]);
@@ -81,53 +93,71 @@ describe.runIf(process.platform === 'linux')('scanTree', () => {
     );
   });
 
-  it('gives each folder what du prints for it alone', async () => {
-    const result = await scanTree(root, { groupDepth: 4, workers: 2, workersFirst: true });
-    const folders = [
-      'work',
-      'work/core2-64',
-      'work/core2-64/zlib',
-      'work/core2-64/zlib/1.3',
-      'sysroots-components',
-    ];
-    const expected = await duBytes(...folders.map((f) => path.join(root, f)).map((p) => p));
-    // du given several folders would not recount links across them: ask one at a time.
-    for (const [i, folder] of folders.entries()) {
-      const [alone] = await duBytes(path.join(root, folder));
-      expect(result.groups.get(folder)?.bytes, folder).toBe(alone);
-      if (i === 0) expect(expected[0]).toBe(alone);
-    }
-    expect(result.groups.get('')?.bytes).toBe(result.bytes);
-    // Folders deeper than groupDepth are part of their ancestor's group.
-    expect(result.groups.has('work/core2-64/zlib/1.3/build')).toBe(false);
-  });
+  it.each(['find', 'threads'] as const)(
+    'gives each folder what du prints for it alone (%s)',
+    async (engine) => {
+      const result = await scanTree(root, { groupDepth: 4, workers: 2, workersFirst: true, engine });
+      const folders = [
+        'work',
+        'work/core2-64',
+        'work/core2-64/zlib',
+        'work/core2-64/zlib/1.3',
+        'sysroots-components',
+      ];
+      const expected = await duBytes(...folders.map((f) => path.join(root, f)).map((p) => p));
+      // du given several folders would not recount links across them: ask one at a time.
+      for (const [i, folder] of folders.entries()) {
+        const [alone] = await duBytes(path.join(root, folder));
+        expect(result.groups.get(folder)?.bytes, folder).toBe(alone);
+        if (i === 0) expect(expected[0]).toBe(alone);
+      }
+      expect(result.groups.get('')?.bytes).toBe(result.bytes);
+      // Folders deeper than groupDepth are part of their ancestor's group.
+      expect(result.groups.has('work/core2-64/zlib/1.3/build')).toBe(false);
+    },
+  );
 
-  it('splits shared and unique bytes and attributes each inode once', async () => {
-    const { groups, bytes } = await scanTree(root, { groupDepth: 4, workers: 2, workersFirst: true });
-    const libSo = blocksOf(path.join(tree.comp, 'libz.so.1.3'));
-    const libA = blocksOf(path.join(tree.comp, 'libz.a'));
-    const zlib = groups.get('work/core2-64/zlib/1.3')!;
-    const curl = groups.get('work/core2-64/curl/8.0')!;
-    const components = groups.get('sysroots-components')!;
-    // Links inside one folder (libz.o, libz-copy.o) stay unique to it.
-    expect(zlib.uniqueBytes).toBe(zlib.bytes - libSo - libA);
-    expect(curl.uniqueBytes).toBe(curl.bytes - libSo);
-    expect(components.uniqueBytes).toBe(components.bytes - libSo - libA);
-    // libz.so is shared by both recipes: unique to work/ and work/core2-64, not to one recipe.
-    expect(groups.get('work')!.uniqueBytes).toBe(groups.get('work')!.bytes - libSo - libA);
-    // 'sysroots-components' sorts before 'work': shared inodes are attributed there.
-    expect(components.attributedBytes).toBe(components.bytes);
-    expect(zlib.attributedBytes).toBe(zlib.uniqueBytes);
-    const topLevel = [...groups].filter(([key]) => key !== '' && !key.includes('/'));
-    const rootOwn = blocksOf(root) + blocksOf(path.join(root, 'abi_version'));
-    expect(topLevel.reduce((sum, [, g]) => sum + g.attributedBytes, rootOwn)).toBe(bytes);
-    expect(groups.get('')!.attributedBytes).toBe(bytes);
-  });
+  it.each(['find', 'threads'] as const)(
+    'splits shared and unique bytes, each inode attributed once (%s)',
+    async (engine) => {
+      const { groups, bytes } = await scanTree(root, {
+        groupDepth: 4,
+        workers: 2,
+        workersFirst: true,
+        engine,
+      });
+      const libSo = blocksOf(path.join(tree.comp, 'libz.so.1.3'));
+      const libA = blocksOf(path.join(tree.comp, 'libz.a'));
+      const zlib = groups.get('work/core2-64/zlib/1.3')!;
+      const curl = groups.get('work/core2-64/curl/8.0')!;
+      const components = groups.get('sysroots-components')!;
+      // Links inside one folder (libz.o, libz-copy.o) stay unique to it.
+      expect(zlib.uniqueBytes).toBe(zlib.bytes - libSo - libA);
+      expect(curl.uniqueBytes).toBe(curl.bytes - libSo);
+      expect(components.uniqueBytes).toBe(components.bytes - libSo - libA);
+      // libz.so is shared by both recipes: unique to work/ and work/core2-64, not to one recipe.
+      expect(groups.get('work')!.uniqueBytes).toBe(groups.get('work')!.bytes - libSo - libA);
+      // 'sysroots-components' sorts before 'work': shared inodes are attributed there.
+      expect(components.attributedBytes).toBe(components.bytes);
+      expect(zlib.attributedBytes).toBe(zlib.uniqueBytes);
+      const topLevel = [...groups].filter(([key]) => key !== '' && !key.includes('/'));
+      const rootOwn = blocksOf(root) + blocksOf(path.join(root, 'abi_version'));
+      expect(topLevel.reduce((sum, [, g]) => sum + g.attributedBytes, rootOwn)).toBe(bytes);
+      expect(groups.get('')!.attributedBytes).toBe(bytes);
+    },
+  );
 
-  it('attributes the same way whatever the number of workers', async () => {
+  it('attributes the same way whatever walks: this thread, find processes, worker threads', async () => {
     const one = await scanTree(root, { groupDepth: 5, workers: 0 });
-    const three = await scanTree(root, { groupDepth: 5, workers: 3, workersFirst: true });
-    expect([...three.groups]).toEqual([...one.groups]);
+    for (const groupDepth of [1, 3]) {
+      const alone = await scanTree(root, { groupDepth, workers: 0 });
+      const shared = await scanTree(root, { groupDepth, workers: 3, workersFirst: true, engine: 'find' });
+      expect([...shared.groups], `find, depth ${groupDepth}`).toEqual([...alone.groups]);
+    }
+    for (const engine of ['find', 'threads'] as const) {
+      const three = await scanTree(root, { groupDepth: 5, workers: 3, workersFirst: true, engine });
+      expect([...three.groups]).toEqual([...one.groups]);
+    }
   });
 
   it('does not recount inodes in a shared seen set, as du does across its arguments', async () => {
@@ -154,7 +184,7 @@ describe.runIf(process.platform === 'linux')('scanTree', () => {
     expect(result).toMatchObject({ files: 1, dirs: 0, inodes: 1 });
   });
 
-  it('starts no worker thread for a walk that ends within its first slice', async () => {
+  it('starts no worker thread nor find for a walk that ends within its first slice', async () => {
     const started: number[] = [];
     const merger = new UsageMerger(0, new InodeSet());
     const startWorker = () => {
@@ -162,11 +192,16 @@ describe.runIf(process.platform === 'linux')('scanTree', () => {
       throw new Error('no worker expected');
     };
     const task = { path: root, depth: 0, group: '' };
+    const finds = () => {
+      started.push(2);
+      return 2;
+    };
     const errors = await walkShared(task, merger, {
       groupDepth: 0,
       workers: 3,
       workersFirst: false,
       startWorker,
+      finds,
     });
     expect(errors).toEqual([]);
     expect(started).toEqual([]);
@@ -232,6 +267,118 @@ describe.runIf(process.platform === 'linux')('scanTree on a wider tree', () => {
       expect(result.inodes).toBe(await duInodes(root));
       expect(result.groups.get('a3/b4')!.bytes).toBe((await duBytes(path.join(root, 'a3/b4')))[0]);
     }
+  });
+});
+
+describe.runIf(process.platform === 'linux')('scanTree while the tree changes or cannot be read', () => {
+  let root = '';
+  beforeAll(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'rambake-du-live-'));
+    fs.chmodSync(root, 0o755);
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('collects a start folder that vanished before find reached it, and counts the rest', async () => {
+    const kept = path.join(root, 'kept');
+    write(path.join(kept, 'a'), 9000);
+    const acc = new WalkTally(() => {});
+    const tasks = [
+      { path: path.join(root, 'removed-by-rm_work'), depth: 1, group: '' },
+      { path: kept, depth: 1, group: '' },
+    ];
+    await walkWithFind(tasks, acc, 0, 1);
+    expect(acc.errors).toEqual([{ path: tasks[0]!.path, code: 'ENOENT' }]);
+    expect(acc.tally('')).toEqual({ bytes: blocksOf(path.join(kept, 'a')), files: 1, dirs: 0 });
+    fs.rmSync(kept, { recursive: true });
+  });
+
+  it.each(['find', 'threads'] as const)('survives folders deleted mid-scan (%s)', async (engine) => {
+    const live = path.join(root, `live-${engine}`);
+    for (let d = 0; d < 60; d++)
+      for (let f = 0; f < 40; f++) write(path.join(live, `d${d}`, `s${f % 4}`, `f${f}`), 700);
+    const [before] = await duBytes(live);
+    const scanning = scanTree(live, { workers: 1, workersFirst: true, engine });
+    // Deleted while the walk runs, as rm_work does during a build.
+    for (let d = 59; d >= 30; d--) fs.rmSync(path.join(live, `d${d}`), { recursive: true, force: true });
+    const result = await scanning;
+    const [after] = await duBytes(live);
+    expect(result.bytes).toBeGreaterThanOrEqual(after!);
+    expect(result.bytes).toBeLessThanOrEqual(before!);
+    for (const error of result.errors) expect(error.code).toBe('ENOENT');
+    // Once nothing changes, the same scan is byte-exact again.
+    expect((await scanTree(live, { workers: 1, workersFirst: true, engine })).bytes).toBe(after);
+  });
+
+  // As root every folder is readable: the scan runs as nobody, in a child process.
+  it.runIf(process.getuid?.() === 0)(
+    'counts an unreadable folder itself and reports EACCES, as nobody',
+    async () => {
+      const tree = path.join(root, 'locked-tree');
+      write(path.join(tree, 'open/a'), 5000);
+      write(path.join(tree, 'locked/hidden'), 10_000);
+      write(path.join(tree, 'locked/sub/deeper'), 10_000);
+      fs.chmodSync(path.join(tree, 'locked'), 0);
+      const asNobody = (script: string) =>
+        execa(
+          'runuser',
+          ['-u', 'nobody', '--', process.execPath, '--import', 'tsx', '--input-type=module', '-e', script],
+          {
+            cwd: path.join(import.meta.dirname, '../..'),
+            reject: false,
+          },
+        );
+      const du = await asNobody(`
+      const { execFileSync } = await import('node:child_process');
+      try { execFileSync('du', ['-sB1', ${JSON.stringify(tree)}], { stdio: 'pipe' }); } catch (e) { process.stdout.write(e.stdout.toString()); }`);
+      const expected = Number(du.stdout.split('\t')[0]);
+      expect(expected).toBeGreaterThan(0);
+      for (const engine of ['find', 'threads']) {
+        const scan = await asNobody(`
+        const { scanTree } = await import('./src/system/du.ts');
+        const r = await scanTree(${JSON.stringify(tree)}, { workers: 1, workersFirst: true, engine: '${engine}' });
+        process.stdout.write(JSON.stringify({ bytes: r.bytes, errors: r.errors }));`);
+        expect(JSON.parse(scan.stdout), engine).toEqual({
+          bytes: expected,
+          errors: [{ path: path.join(tree, 'locked'), code: 'EACCES' }],
+        });
+      }
+    },
+  );
+});
+
+describe('parseFindError', () => {
+  it("reads find's C-locale messages back as error codes", () => {
+    expect(parseFindError("find: '/t/work/x y': Permission denied")).toEqual({
+      path: '/t/work/x y',
+      code: 'EACCES',
+    });
+    expect(parseFindError("find: '/t/a': No such file or directory")).toEqual({
+      path: '/t/a',
+      code: 'ENOENT',
+    });
+    expect(parseFindError('find: something else')).toEqual({ path: 'something else', code: 'EUNKNOWN' });
+  });
+});
+
+describe('InodeSet', () => {
+  it('keeps pairs exactly, numbers past 2^53 as text, across growth and absorb', () => {
+    const a = new InodeSet();
+    for (let i = 0; i < 5000; i++) expect(a.add(2049, i * 7919)).toBe(true);
+    expect(a.add(2049, 0)).toBe(false);
+    expect(a.add(2049, '18446744073709551615')).toBe(true);
+    expect(a.add(2049, '18446744073709551615')).toBe(false);
+    expect(a.has(2049, 7919 * 4999)).toBe(true);
+    expect(a.has(2050, 7919)).toBe(false);
+    const b = new InodeSet();
+    b.add(2049, 1);
+    b.add(2049, 7919);
+    b.add(46, 7919);
+    a.absorb(b);
+    expect(a.size).toBe(5003);
+    expect([...a.entries()].filter(([dev]) => dev === 46)).toEqual([[46, 7919]]);
+    expect(a.has(2049, 2 ** 53 - 2)).toBe(false);
+    expect(a.add(2049, 2 ** 53 - 2)).toBe(true);
+    expect(a.has(2049, 2 ** 53 - 2)).toBe(true);
   });
 });
 
