@@ -75,6 +75,10 @@ export function registerRun(program: Command): void {
           out.line(line);
       for (const step of summary.steps)
         if (step.error) out.warn(`rambake: ${step.command.join(' ')}: ${step.error}`);
+      if (summary.timelineIncomplete)
+        out.warn(
+          `rambake: ${summary.timeline}: the timeline is incomplete (${summary.timelineIncomplete.reason}; ${summary.timelineIncomplete.linesLost} lines lost): report and plan see only part of this build`,
+        );
       process.exitCode = summary.exitCode;
     } finally {
       process.off('SIGINT', onSignal);

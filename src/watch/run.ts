@@ -43,6 +43,11 @@ export interface RunSummary extends Omit<TimelineSummary, 'type'> {
   timeline: string;
   steps: StepResult[];
   exitCode: number;
+  /**
+   * The timeline could not be written whole (a full or read-only disk under TOPDIR): why, and
+   * how many lines were lost. The run's exit code is then 1 if the command succeeded.
+   */
+  timelineIncomplete?: { reason: string; linesLost: number };
   /** rambake's own cost while watching. */
   resources: { wallMs: number; cpuUserMs: number; cpuSystemMs: number; maxRssKiB: number };
 }
@@ -93,8 +98,12 @@ export function startRun(bd: BuildDir, opts: RunOptions): RunHandle {
       steps.push(step);
       if (step.exitCode !== 0) break;
     }
-    const exitCode = steps.find((s) => s.exitCode !== 0)?.exitCode ?? (interrupted ? 130 : 0);
-    const summary = await watch.stop(exitCode);
+    const commandExit = steps.find((s) => s.exitCode !== 0)?.exitCode ?? (interrupted ? 130 : 0);
+    const summary = await watch.stop(commandExit);
+    // A build that succeeded with a record that did not is not a success: the report would
+    // read a cut-off timeline as the whole build.
+    const writeError = watch.writeError;
+    const exitCode = writeError && commandExit === 0 ? 1 : commandExit;
     if (steps.length > 1) addStepPeaks(steps, (await readTimeline(watch.timelinePath)).samples);
     const usage = process.resourceUsage();
     const { type: _type, ...rest } = summary;
@@ -104,6 +113,9 @@ export function startRun(bd: BuildDir, opts: RunOptions): RunHandle {
       exitCode,
       timeline: watch.timelinePath,
       steps,
+      ...(writeError
+        ? { timelineIncomplete: { reason: writeError.message, linesLost: watch.linesLost } }
+        : {}),
       resources: {
         wallMs: Date.now() - t0,
         cpuUserMs: Math.round(usage.userCPUTime / 1000),

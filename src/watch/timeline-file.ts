@@ -26,18 +26,34 @@ export class TimelineWriter {
   private fd: number | undefined;
   /** The first write error (a full disk under TOPDIR); writing stops, watching goes on. */
   error: Error | undefined;
+  /** Lines written whole, and lines lost (the one that failed and every one after it). */
+  written = 0;
+  lost = 0;
 
   constructor(readonly path: string) {
     mkdirSync(dirname(path), { recursive: true });
     this.fd = openSync(path, 'a');
   }
 
+  /** Every write is checked: a short write is finished or, if it cannot be, counted as lost. */
   write(line: TimelineLine): void {
-    if (this.fd === undefined) return;
+    if (this.fd === undefined) {
+      if (this.error) this.lost++;
+      return;
+    }
+    const data = Buffer.from(`${JSON.stringify(line)}\n`);
     try {
-      writeSync(this.fd, `${JSON.stringify(line)}\n`);
+      // One write(2) in the normal case; a short one (a disk filling up) is continued, and the
+      // next write then fails with ENOSPC if the line cannot be finished.
+      for (let at = 0; at < data.length; ) {
+        const n = writeSync(this.fd, data, at, data.length - at);
+        if (n <= 0) throw new Error(`write returned ${n}`);
+        at += n;
+      }
+      this.written++;
     } catch (err) {
       this.error = err as Error;
+      this.lost++;
       this.close();
     }
   }

@@ -169,6 +169,11 @@ export class Watch {
     return this.writer.error;
   }
 
+  /** Timeline lines lost to a write error (0 when the timeline is whole). */
+  get linesLost(): number {
+    return this.writer.lost;
+  }
+
   private tick(): void {
     try {
       this.follower.poll();
