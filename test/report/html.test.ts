@@ -4,18 +4,16 @@
 
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assembleReport } from '../../src/analyze/report.js';
 import { collectReport } from '../../src/analyze/report-read.js';
 import { readReportTemplate, renderHtml } from '../../src/report/html.js';
 import { escapeHtml } from '../../src/report/svg.js';
 import { parseTimeline } from '../../src/watch/timeline-file.js';
-import { ROOT, tempDir } from '../helpers/exec.js';
+import { tempDir } from '../helpers/exec.js';
+import { CHROMIUM, OUT, openReport } from './browser.js';
 import { buildWithRun, confOnly } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const OUT = join(ROOT, 'test', 'output', 'report');
 const EVIL = ['<script>alert(1)</script>', `a&b"c'`, "$&$'$`", 'https://evil.example/x'];
 
 /** A run whose recipe names are hostile: tags, quotes, ampersands, replace patterns, a URL. */
@@ -130,70 +128,8 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
   });
   afterAll(() => dir.cleanup());
 
-  async function open(file: string, colorScheme: 'light' | 'dark', shot: string) {
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    try {
-      const context = await browser.newContext({ viewport: { width: 1000, height: 900 }, colorScheme });
-      const foreign: string[] = [];
-      await context.route('**/*', (route) => {
-        const url = route.request().url();
-        if (url.startsWith('file://')) return route.continue();
-        foreign.push(url);
-        return route.abort();
-      });
-      const page = await context.newPage();
-      const problems: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
-      });
-      page.on('pageerror', (err) => problems.push(err.message));
-      page.on('dialog', (d) => {
-        problems.push(`dialog: ${d.message()}`);
-        void d.dismiss();
-      });
-      await page.goto(pathToFileURL(file).href);
-      const charts = await page.evaluate(() =>
-        ['chart-fill', 'chart-peak', 'chart-cpu'].map((id) => {
-          const svg = document.querySelector(`#${id} svg`);
-          const shapes = svg ? [...svg.querySelectorAll('path, rect')] : [];
-          const drawn = shapes.filter((s) => {
-            const box = s.getBoundingClientRect();
-            return box.width > 0 && box.height > 0;
-          });
-          const box = svg?.getBoundingClientRect();
-          return {
-            id,
-            shapes: shapes.length,
-            drawn: drawn.length,
-            width: box?.width ?? 0,
-            height: box?.height ?? 0,
-          };
-        }),
-      );
-      // biome-ignore lint/performance/useDomNodeTextContent: what the reader sees, as rendered
-      const bodyText = await page.evaluate(() => document.body.innerText);
-      await page.screenshot({ path: join(OUT, shot), fullPage: true });
-      return { charts, foreign, problems, bodyText };
-    } finally {
-      await browser.close();
-    }
-  }
-
   it('draws the three charts with data, fetches nothing, logs no error (light)', async () => {
-    const r = await open(fixturePage, 'light', 'report-light.png');
+    const r = await openReport(fixturePage, 'light', 'report-light.png');
     for (const c of r.charts) {
       expect(c.shapes, c.id).toBeGreaterThan(0);
       expect(c.drawn, c.id).toBe(c.shapes);
@@ -208,13 +144,13 @@ describe.skipIf(!hasChromium)('HTML report in headless Chromium', () => {
   }, 60_000);
 
   it('renders in dark mode too', async () => {
-    const r = await open(fixturePage, 'dark', 'report-dark.png');
+    const r = await openReport(fixturePage, 'dark', 'report-dark.png');
     expect(r.charts.every((c) => c.drawn > 0)).toBe(true);
     expect(r.problems).toEqual([]);
   }, 60_000);
 
   it('shows hostile names as text: no script runs, no dialog, nothing fetched', async () => {
-    const r = await open(hostilePage, 'light', 'report-hostile.png');
+    const r = await openReport(hostilePage, 'light', 'report-hostile.png');
     expect(r.problems).toEqual([]);
     expect(r.foreign).toEqual([]);
     expect(r.bodyText).toContain('<script>alert(1)</script>');
