@@ -4,7 +4,7 @@
 // through `shQuote`, in the variable assignments at its top.
 
 import { readFile } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { tmpfsSizeOption } from './sizing-budget.js';
 
@@ -47,23 +47,41 @@ export function ciJobs(cpus: number): { build: number; test: number } {
   return { build, test: 2 * build };
 }
 
+/**
+ * An absolute path in one spelling: `/ci/work/`, `/ci//work` and `/ci/x/../work` are all
+ * `/ci/work`, so the script's "same folder: move it in" test sees them as the same folder
+ * (a trailing slash once made it mount over the working tree instead).
+ */
+function normalisedPath(flag: string, value: string): string {
+  if (!isAbsolute(value)) throw new UsageError(`${flag} must be an absolute path: ${value}`);
+  if (value.includes('\n')) throw new UsageError(`${flag} must not contain a newline`);
+  return resolve(value);
+}
+
+const inside = (child: string, parent: string) => parent === '/' || child.startsWith(`${parent}/`);
+
 /** Pure: template text + options → script. */
 export function renderCiRamdisk(template: string, opts: CiRamdiskOptions): CiRamdisk {
-  for (const [flag, value] of [
-    ['--path', opts.path],
-    ['--copy-from', opts.copyFrom],
-  ] as const) {
-    if (value !== undefined && !isAbsolute(value))
-      throw new UsageError(`${flag} must be an absolute path: ${value}`);
-    if (value?.includes('\n')) throw new UsageError(`${flag} must not contain a newline`);
-  }
+  const path = normalisedPath('--path', opts.path);
+  const copyFrom = opts.copyFrom === undefined ? undefined : normalisedPath('--copy-from', opts.copyFrom);
+  if (path === '/') throw new UsageError('--path /: a RAM disk over the root file system hides everything');
+  if (copyFrom !== undefined && inside(path, copyFrom))
+    throw new UsageError(
+      `--path ${path} is inside --copy-from ${copyFrom}: the copy would go into itself`,
+      'put the RAM disk outside the tree you copy, or use the same folder for both to move it in',
+    );
+  if (copyFrom !== undefined && inside(copyFrom, path))
+    throw new UsageError(
+      `--copy-from ${copyFrom} is inside --path ${path}: the RAM disk would hide it before the copy`,
+      'use the same folder for both to move the working tree in',
+    );
   if (!(opts.size > 0)) throw new UsageError('--size must be more than 0');
   const jobs = ciJobs(opts.cpus);
   const values: Record<string, string> = {
-    RAMDISK_DIR: opts.path,
+    RAMDISK_DIR: path,
     RAMDISK_SIZE: tmpfsSizeOption(opts.size),
     RAMDISK_INODES: String(ciInodes(opts.size)),
-    COPY_FROM: opts.copyFrom ?? '',
+    COPY_FROM: copyFrom ?? '',
     BUILD_JOBS: String(jobs.build),
     TEST_JOBS: String(jobs.test),
   };
