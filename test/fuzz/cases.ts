@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ROOT } from '../helpers/exec.js';
-import type { Mutation, Replacement } from './mutate-bytes.js';
+import { DIR_MUTATIONS, type Mutation, type Replacement } from './mutate-bytes.js';
 import { CONF_MUTATIONS } from './mutate-conf.js';
 import {
   BUILDSTATS_MUTATIONS,
@@ -136,6 +136,25 @@ const TARGETS: { weight: number; group: 'conf' | 'records'; target: Target }[] =
     weight: 2,
     group: 'records',
     target: {
+      path: (rng) =>
+        rng.pick([
+          'build/rambake/runs',
+          'build/tmp/buildstats',
+          'build/tmp/buildstats/20251130142602',
+          'build/tmp/buildstats/20251130142602/zlib-1.3.1-r0',
+          'build/tmp/log/cooker',
+          'build/tmp/log/cooker/qemux86-64',
+          'build/tmp',
+          'sstate-cache',
+        ]),
+      mutations: DIR_MUTATIONS,
+      commands: [['report', '--no-plan'], ['churn'], ['space'], ['plan'], ['status'], ['doctor']],
+    },
+  },
+  {
+    weight: 2,
+    group: 'records',
+    target: {
       path: fixed(SAVED_SCAN),
       mutations: JSON_FILE_MUTATIONS,
       commands: [['space', '--compare', SAVED_SCAN]],
@@ -176,7 +195,8 @@ function currentBytes(file: string): Buffer {
   }
 }
 
-function place(file: string, r: Replacement): void {
+/** Puts `r` at `file` (whatever was there goes). */
+export function place(file: string, r: Replacement): void {
   rmSync(file, { recursive: true, force: true });
   mkdirSync(dirname(file), { recursive: true });
   if (r.kind === 'bytes') writeFileSync(file, r.data);
@@ -218,6 +238,9 @@ export function makeCase(seed: number, index: number, base: string, root: string
     place(file, replacement);
     const note = replacement.kind === 'bytes' && replacement.note ? ` (${shorten(replacement.note)})` : '';
     mutations.push(`${rel}: ${mutation.name}${note}`);
+    // A folder made a link (to /dev, /proc/self) ends the case's mutations: a later one must
+    // never write through it, outside the case's tree.
+    if (target.mutations === DIR_MUTATIONS) break;
   }
   const args = [...rng.pick(first.target.commands)];
   const json = rng.chance(0.5);

@@ -184,8 +184,11 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzCounts> {
   return counts;
 }
 
-// The saved scan `space --compare` reads: written once by the CLI itself on the base tree.
-async function saveScan(base: string, opts: Pick<FuzzOptions, 'timeoutMs' | 'memoryMb'>): Promise<void> {
+/** The saved scan `space --compare` reads: written once by the CLI itself on the base tree. */
+export async function saveScan(
+  base: string,
+  opts: Pick<FuzzOptions, 'timeoutMs' | 'memoryMb'>,
+): Promise<void> {
   const c: Case = {
     index: -1,
     seed: 0,

@@ -70,6 +70,17 @@ export const BYTE_MUTATIONS: Mutation[] = [
   { name: 'removed', apply: () => ({ kind: 'remove' }) },
 ];
 
+/** What a folder can become: not a folder at all, a link loop, a link into the kernel's files. */
+export const DIR_MUTATIONS: Mutation[] = [
+  { name: 'a file', apply: () => bytes('x\n') },
+  { name: 'a FIFO', apply: () => ({ kind: 'fifo' }) },
+  { name: 'a link to itself', apply: () => ({ kind: 'link', to: '.self' }) },
+  { name: 'a link to /proc/self', apply: () => ({ kind: 'link', to: '/proc/self' }) },
+  { name: 'a link to /dev', apply: () => ({ kind: 'link', to: '/dev' }) },
+  { name: 'a dangling link', apply: () => ({ kind: 'link', to: '/nonexistent/rambake-fuzz' }) },
+  { name: 'removed', apply: () => ({ kind: 'remove' }) },
+];
+
 /** A line-based mutation: the text split into lines, changed, joined again. */
 export function lineMutation(name: string, change: (rng: Random, lines: string[]) => void): Mutation {
   return {
