@@ -16,7 +16,7 @@ export function registerReport(program: Command): void {
   const cmd = program
     .command('report')
     .description(
-      'report on a recorded run (default: the newest): peak and final usage, fill by recipe, lingering dirs, churn, sstate reuse, CPU per recipe, recommendations; --html writes one self-contained page',
+      'report on a recorded run (default: the newest; with none, the newest buildstats build): peak and final usage, fill by recipe, lingering dirs, churn, sstate reuse, CPU per recipe, one go vs in steps, recommendations; --html writes one self-contained page',
     )
     .argument('[run]', 'a timeline file (RUN.jsonl); default: the newest in ${TOPDIR}/rambake/runs');
   for (const spec of OPTIONS.filter((o) => o.scope !== 'global' && o.scope.includes('report')))
