@@ -16,6 +16,7 @@ import {
 } from '../bitbake/buildstats.js';
 import { splitPF } from '../bitbake/pf.js';
 import { type RecordedRun, readRecordedRuns, runsDir } from '../watch/timeline-runs.js';
+import { buildTargetsFromEventLogs } from './history-targets.js';
 import type { CompileRss, History, TaskTimes } from './sizing-types.js';
 
 export { runsDir };
@@ -167,12 +168,18 @@ export async function readHistory(bd: BuildDir, opts: HistoryOptions = {}): Prom
     const spans = history.times.spans.length > 0 ? history.times.spans : run.spans;
     if (run.samples.length >= 2) history.footprint = measureFootprint(run.samples, spans);
     else history.notes.push(`the recorded run ${run.file} has no usage samples`);
+    if (run.targets.length > 0) history.builtTargets = { targets: run.targets, from: run.file };
   } else {
     history.notes.push(
       `no recorded run under ${runsDir(bd.topdir)} (record one with rambake run -- bitbake TARGET)`,
     );
     const build = await newestBuildOf(refs, read, opts.targets ?? []);
-    if (build) history.times = taskTimesOf([build]);
+    if (build) {
+      history.times = taskTimesOf([build]);
+      const logDirs = [bd.paths.logDir, join(bd.topdir, 'rambake-keep', 'log')];
+      const found = await buildTargetsFromEventLogs(logDirs, build.name);
+      if (found) history.builtTargets = { targets: found.targets, from: found.file };
+    }
   }
   return history;
 }

@@ -59,6 +59,8 @@ export interface History {
   /** Buildstats of the newest run's builds; without a run, of the newest build of the targets asked about. */
   times: TaskTimes;
   footprint?: Footprint;
+  /** The targets of the measured build (`times`): the recorded command, or BB_CMDLINE in its event log. */
+  builtTargets?: { targets: string[]; from: string };
   /** The newest buildstats build: where it lives and whether it completed without a failed task. */
   newestBuild?: { name: string; dir: string; completed: boolean };
   notes: string[];

@@ -1,7 +1,7 @@
 // The one task graph of `steps` and `plan --predict`: `bitbake -g TARGET…` when BitBake is on
-// PATH and no build holds the server, else the tasks of the newest recorded run's builds, else
-// the tasks of the newest buildstats build that ran the targets (steps-tasks.ts turns each into
-// simulation tasks). A target BitBake does not know, or one the build never ran, is a usage
+// PATH and no build holds the server, else the task events of the newest recorded run, else
+// the buildstats of the builds it covered (or, without a run, of the newest build that ran the
+// targets); steps-tasks.ts turns each into simulation tasks. A target BitBake does not know, or one the build never ran, is a usage
 // error (exit 2).
 //
 // `bitbake -g` runs in a private temp folder: its server writes pn-buildlist, task-depends.dot
@@ -132,17 +132,16 @@ export async function loadTaskGraph(
       notes,
     };
   }
-  const source: GraphSource = history.run
-    ? 'recorded'
-    : history.times.builds.length > 0
-      ? 'buildstats'
-      : 'none';
-  const spans = measuredSpans(history);
+  // The recorded run's own task events, else BitBake's buildstats of the build.
+  const runSpans = history.run?.spans ?? [];
+  const source: GraphSource =
+    runSpans.length > 0 ? 'recorded' : history.times.spans.length > 0 ? 'buildstats' : 'none';
+  const spans = source === 'recorded' ? runSpans : history.times.spans;
   const ran = new Set(spans.map((s) => s.pn));
   const where =
     source === 'recorded'
       ? `the recorded run ${history.run?.file}`
-      : `buildstats build ${history.times.builds.at(-1) ?? ''}`;
+      : `buildstats ${history.times.builds.join(', ')}`;
   if (source === 'none') {
     notes.push('no bitbake -g, no recorded run and no buildstats: the task graph is unknown');
     return { source, targets: [...targets], tasks: new Map(), pns: [], deps: new Map(), starts, notes };
@@ -152,7 +151,7 @@ export async function loadTaskGraph(
     throw new UsageError(
       `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in the build: ${where} ran no task of ${missing.length === 1 ? 'it' : 'them'} (${ran.size} recipes)`,
     );
-  const pns = neededRecipes(history, source, targets, spans, notes, where);
+  const pns = neededRecipes(history, targets, spans, notes, where);
   const kept = spans.filter((s) => pns.includes(s.pn));
   const tasks = simTasksFromSpans(kept, targets, history.footprint?.bytes);
   return { source, targets: [...targets], tasks, pns, deps: new Map(), starts, notes };
@@ -165,32 +164,26 @@ function measuredSpans(history: History): History['times']['spans'] {
 }
 
 /**
- * Which recipes of a measured build the targets need. A recorded run names its targets: when
- * they are all among those asked about, every recipe it ran was needed. Buildstats name none:
- * a recipe that started building before the targets' last task is taken as needed (said in a
- * note). Otherwise only the targets themselves are known to be needed.
+ * Which recipes of a measured build the targets need. The build's own targets are known from
+ * the recorded command, or from BB_CMDLINE in the event log of a buildstats build: when they
+ * are all among those asked about, every recipe it ran was needed. Otherwise which recipes the
+ * targets need is not known, and none is placed before them (a note says why).
  */
 function neededRecipes(
   history: History,
-  source: GraphSource,
   targets: readonly string[],
   spans: History['times']['spans'],
   notes: string[],
   where: string,
 ): string[] {
   const order = [...new Set([...spans].sort((a, b) => a.start - b.start).map((s) => s.pn))];
-  const built = history.run?.targets ?? [];
-  if (source === 'recorded' && built.length > 0) {
-    if (built.every((t) => targets.includes(t))) return order;
-    notes.push(
-      `${where} built ${built.join(' ')}: which of its recipes ${targets.join(' ')} need${targets.length === 1 ? 's' : ''} is not known without bitbake -g, so no recipe is placed before ${targets.length === 1 ? 'it' : 'them'}`,
-    );
-    return order.filter((pn) => targets.includes(pn));
-  }
-  const last = Math.max(...spans.filter((s) => targets.includes(s.pn)).map((s) => s.start));
-  const starts = buildStarts(spans);
+  const built = history.builtTargets;
+  if (built?.targets.every((t) => targets.includes(t))) return order;
+  const asked = targets.join(' ');
   notes.push(
-    `${where} does not name its targets: the recipes that started building before ${targets.join(' ')} last started a task are taken as needed`,
+    built
+      ? `${where} built ${built.targets.join(' ')} (${built.from}): which of its recipes ${asked} needs is not known without bitbake -g, so no recipe is placed before it`
+      : `${where}: its targets are not known (no event log names it), so no recipe is placed before ${asked} without bitbake -g`,
   );
-  return order.filter((pn) => targets.includes(pn) || (starts.get(pn) ?? Infinity) <= last);
+  return order.filter((pn) => targets.includes(pn));
 }

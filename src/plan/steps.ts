@@ -55,6 +55,8 @@ export interface ProposeInput {
   pns: readonly string[];
   /** Measured peak bytes per recipe. */
   peaks: ReadonlyMap<string, number>;
+  /** What `peaks` are, for the reasons (default: recorded work-dir peaks). */
+  peaksAre?: string;
   /** pn → every PN it needs; empty when unknown. */
   deps: ReadonlyMap<string, ReadonlySet<string>>;
   /** When each recipe started building in the measured build (epoch ms): the tie order. */
@@ -78,7 +80,7 @@ export function chooseSteps(inp: ProposeInput): { steps: string[]; reasons: Step
       .filter(([, b]) => b >= top * share)
       .slice(0, inp.maxSteps ?? 5)
       .map(([pn, b]) => {
-        reasons.push({ step: pn, text: 'largest measured work-dir peak', bytes: b });
+        reasons.push({ step: pn, text: inp.peaksAre ?? 'largest measured work-dir peak', bytes: b });
         return pn;
       });
   } else {
@@ -124,14 +126,19 @@ export function parseStepsList(spec: string): string[] {
 }
 
 /**
- * The commands `rambake run --steps` runs, in order: `bitbake <step>` for each step, then the
- * whole command as given (every target and option kept).
+ * The commands `rambake run --steps` runs, in order: `bitbake <step>` for each step (behind
+ * the same words before bitbake, e.g. `runuser -u builder --`), then the whole command as
+ * given (every target and option kept).
  */
 export function stepCommands(steps: readonly string[], command: readonly string[]): string[][] {
-  const bitbake = command[0] ?? 'bitbake';
+  const at = command.findIndex((a) => BITBAKE_WORD.test(a));
+  const prefix = at < 0 ? ['bitbake'] : command.slice(0, at + 1);
   const targets = commandTargets(command);
-  return [...steps.filter((s) => !targets.includes(s)).map((s) => [bitbake, s]), [...command]];
+  return [...steps.filter((s) => !targets.includes(s)).map((s) => [...prefix, s]), [...command]];
 }
+
+/** The word that runs BitBake in a command line: `bitbake`, or a path ending in it. */
+export const BITBAKE_WORD = /(^|\/)bitbake$/;
 
 export interface GraphAndHistory {
   bd: BuildDir;
@@ -156,13 +163,20 @@ export async function loadGraphAndHistory(
 }
 
 /**
- * Per-recipe peaks: recorded work-dir peaks over every run, else what the footprint says each
- * recipe held. Measured figures only; nothing published.
+ * Per-recipe sizes, measured only (nothing published): recorded work-dir peaks over every
+ * run; else what the footprint says each recipe held; else, from buildstats alone, the bytes
+ * its tasks wrote (IO wchar; do_fetch writes to DL_DIR and is left out), an upper bound.
  */
-export function recipePeaks(history: History): Map<string, number> {
-  const out = recipeWorkdirPeaks(history.workdirPeaks);
-  if (out.size > 0) return out;
-  return new Map(history.footprint?.recipePeaks ?? []);
+export function recipePeaks(history: History): { peaks: Map<string, number>; what: string } {
+  const workdirs = recipeWorkdirPeaks(history.workdirPeaks);
+  if (workdirs.size > 0) return { peaks: workdirs, what: 'largest measured work-dir peak' };
+  const held = history.footprint?.recipePeaks;
+  if (held && held.size > 0) return { peaks: new Map(held), what: 'largest footprint in the recorded run' };
+  const written = new Map<string, number>();
+  for (const s of history.times.spans)
+    if (s.wchar !== undefined && s.task !== 'do_fetch' && s.task !== 'do_rm_work')
+      written.set(s.pn, (written.get(s.pn) ?? 0) + s.wchar);
+  return { peaks: written, what: 'most bytes written by its tasks (buildstats IO wchar; no run recorded)' };
 }
 
 /** `rambake steps TARGET…`. */
@@ -173,10 +187,12 @@ export async function proposeSteps(
 ): Promise<StepsProposal> {
   if (targets.length === 0) throw new UsageError('steps needs a target', 'rambake steps <target>…');
   const g = await loadGraphAndHistory(load, targets, opts);
+  const sizes = recipePeaks(g.history);
   const { steps, reasons } = chooseSteps({
     targets,
     pns: g.graph.pns,
-    peaks: recipePeaks(g.history),
+    peaks: sizes.peaks,
+    peaksAre: sizes.what,
     deps: g.graph.deps,
     starts: g.graph.starts,
   });

@@ -35,7 +35,7 @@ describe.skipIf(!usable)('plan --predict on the fake sato-like build', () => {
     // Real time matters here: buildstats times are wall times (1 ms of it per virtual second).
     const m = await runMeasured(train, [TARGET], { time: 0.001, size: SIZE });
     writeTimeline(train, m, ['bitbake', TARGET]);
-    steps = (await proposeSteps(load(), TARGET)).steps;
+    steps = (await proposeSteps(load(), [TARGET])).steps;
   }, 120_000);
   afterAll(() => train?.cleanup());
 

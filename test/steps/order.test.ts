@@ -75,6 +75,10 @@ describe('steps: which recipes, in which order', () => {
       ['/opt/bitbake', 'linux-yocto'],
       ['/opt/bitbake', '-k', 'hello-data', 'os-release'],
     ]);
+    expect(stepCommands(['tiny-giant'], ['runuser', '-u', 'b', '--', 'bitbake', 'a', 'b'])).toEqual([
+      ['runuser', '-u', 'b', '--', 'bitbake', 'tiny-giant'],
+      ['runuser', '-u', 'b', '--', 'bitbake', 'a', 'b'],
+    ]);
   });
 
   it('never picks a recipe outside the graph of the targets, nor a target', () => {

@@ -79,6 +79,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
       (r) => r.kind === 'kernel' || cfg.rmWorkExclude.includes(r.pn),
     );
     const task = values.cmd ? (values.cmd.startsWith('do_') ? values.cmd : `do_${values.cmd}`) : 'do_build';
+    // As BitBake: an unknown target stops -g before anything is written.
+    for (const t of targets)
+      if (!recipes.some((r) => r.pn === t)) throw new FakeBitbakeError(`ERROR: Nothing PROVIDES '${t}'`);
     const dot = formatDepGraph(
       cfg,
       graph,

@@ -147,7 +147,12 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
   const datetime = formatDatetime(started);
   const buildName = formatBuildName(started);
   const log = openConsoleLog(cfg, datetime, opts.out);
-  const eventLog = writeEventLogStart(cfg, datetime, rnd);
+  const cmdline = [
+    process.argv[1] ?? 'bitbake',
+    ...(task === 'do_build' ? [] : ['-c', task.slice(3)]),
+    ...opts.targets,
+  ];
+  const eventLog = writeEventLogStart(cfg, datetime, rnd, { name: buildName, cmdline });
   const io = new TaskIo(cfg, path.join(cfg.buildstatsBase, buildName), rnd);
   io.startBuild(started.getTime() / 1000);
   const ctx: EffectContext = {

@@ -87,14 +87,23 @@ const EARLY_EVENTS = [
   'bb.event.BuildStarted',
 ];
 
-/** Writes the event log's early lines, then the `allvariables` line; returns its path. */
-export function writeEventLogStart(cfg: FakeConfig, datetime: string, rnd: () => number): string {
+/**
+ * Writes the event log's early lines, then the `allvariables` line; returns its path. Like
+ * BitBake's cooker, the datastore then also holds BUILDNAME and BB_CMDLINE (a Python list,
+ * so a JSON array).
+ */
+export function writeEventLogStart(
+  cfg: FakeConfig,
+  datetime: string,
+  rnd: () => number,
+  build: { name: string; cmdline: string[] },
+): string {
   const dir = path.join(cfg.logDir, 'eventlog');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${datetime}.json`);
   let out = '';
   for (let i = 0; i < 47; i++) out += eventLine(EARLY_EVENTS[i % EARLY_EVENTS.length]!, rnd);
-  const all: Record<string, { v: string; history: unknown[] }> = {};
+  const all: Record<string, { v: string | string[]; history: unknown[] }> = {};
   for (const [name, value] of Object.entries(cfg.vars)) {
     const o = cfg.varOrigins[name];
     const history = o?.file
@@ -102,6 +111,8 @@ export function writeEventLogStart(cfg: FakeConfig, datetime: string, rnd: () =>
       : [];
     all[name] = { v: value, history };
   }
+  all.BUILDNAME = { v: build.name, history: [] };
+  all.BB_CMDLINE = { v: build.cmdline, history: [] };
   out += `${JSON.stringify({ allvariables: all })}\n`;
   fs.writeFileSync(file, out);
   return file;
