@@ -2,7 +2,7 @@
 // scenario under `rambake run` (rm_work on), then the report as text, JSON and HTML.
 // Needs `npm run build` (dist/ and the fake BitBake's dist/).
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,5 +69,13 @@ describe('rambake report after rambake run', () => {
     const missing = await report([join(runs, 'nope.jsonl')], build.topdir);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('no such timeline file');
+    // A file that is not a timeline: one line naming the file and its line, exit 2.
+    const notes = join(build.root, 'notes.txt');
+    writeFileSync(notes, 'hello\n');
+    const bad = await report([notes], build.topdir);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr.trimEnd().split('\n')).toEqual([
+      `rambake: ${notes}:1: not a rambake timeline (not a JSON line): "hello"`,
+    ]);
   }, 60_000);
 });
