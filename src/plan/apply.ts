@@ -3,7 +3,7 @@
 // `rambake revert` undoes exactly that. Conf text is handled as latin1 so every byte survives.
 
 import { existsSync, promises as fsp, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { RefusedError, UnsafeEditError, UnsafeMountError, UsageError } from '../errors.js';
 import { formatBytes } from '../report/format.js';
@@ -14,6 +14,7 @@ import { confirmWithBitbake, type SettledBlock, settleBlock } from './block-veri
 import {
   type ApplyState,
   acquireLock,
+  BACKUP_SUFFIX,
   type BlockWrite,
   commitBlockWrite,
   readApplyState,
@@ -24,6 +25,7 @@ import {
   writeFileAtomic,
 } from './conf-write.js';
 import { readHostFacts } from './facts.js';
+import { removeKilledTemps } from './killed-temps.js';
 import { checkBlockLines, renderKasSnippet, unifiedDiff } from './managed-block.js';
 import {
   type MountSpec,
@@ -189,8 +191,10 @@ export async function applyPlan(
   const confFile = choice === 'kas' ? undefined : await chooseConfFile(bd, choice);
   checkBlockLines(plan.conf);
   // Taken before anything is read, so two applies cannot both plan from the same old state.
-  const lock = confFile === undefined || dryRun ? undefined : await acquireLock(dirname(confFile));
+  // The build's own conf folder, whatever the block's file links to: revert takes the same one.
+  const lock = confFile === undefined || dryRun ? undefined : await acquireLock(join(bd.topdir, 'conf'));
   try {
+    if (lock) await removeKilledTemps(bd.topdir, confFile);
     const previous = await readApplyState(bd.topdir);
     if (previous?.conf && confFile !== undefined && previous.conf.file !== confFile) {
       throw new UsageError(
@@ -266,35 +270,54 @@ export async function applyPlan(
       scope: plan.tmpfs.scope,
       previousTmpdir: bd.paths.tmpdir,
     };
+    // Each change is recorded in state.json before it is made, so that a kill -9 at any point
+    // leaves a state file naming everything done (and perhaps one thing not yet done, which
+    // revert finds absent and passes over): the mount, then the conf write.
     let mountedNow = false;
     if (isRoot && !ours) {
+      // A folder an earlier, killed apply made is still rambake's to remove.
+      const earlier = previous?.mount?.path === plan.tmpfs.path && previous.mount.createdFolder;
+      state.mount = {
+        path: plan.tmpfs.path,
+        source: plan.mount.source,
+        createdFolder: earlier === true || !folderExists,
+      };
+      report.statePath = await writeApplyState(state);
       const result = await mountTmpfs({
         ...spec,
         argv,
         sizeBytes: plan.tmpfs.size,
         nrInodes: plan.tmpfs.nrInodes,
+      }).catch(async (err: unknown) => {
+        if (previous) await writeApplyState(previous);
+        else await removeApplyState(bd.topdir);
+        throw err;
       });
       mountedNow = true;
-      state.mount = { path: result.path, source: result.source, createdFolder: result.createdFolder };
-      report.mount.createdFolder = result.createdFolder;
-      report.statePath = await writeApplyState(state);
+      state.mount = {
+        path: result.path,
+        source: result.source,
+        createdFolder: earlier === true || result.createdFolder,
+      };
+      report.mount.createdFolder = state.mount.createdFolder;
     } else if (!isRoot && !ours) {
       notes.push('not root: run the commands above (or install the fstab line or unit) before building');
     }
     // Mounted by the user with our commands (or by an earlier apply): revert still handles it,
     // but never removes a folder it did not make.
     state.mount ??= { path: plan.tmpfs.path, source: plan.mount.source, createdFolder: false };
-    if (planned?.changed && settled) {
-      const write = await commitBlockWrite(planned.file, settled.lines, opts.force);
-      if (write.backup) report.conf.backup = write.backup;
-    }
     if (planned && !state.conf) {
       state.conf = {
         file: planned.file,
         // A block already there without a state file: someone else's copy; never delete the file.
         existed: planned.before !== undefined,
-        ...(report.conf.backup ? { backup: report.conf.backup } : {}),
+        ...(planned.before === undefined ? {} : { backup: planned.file + BACKUP_SUFFIX }),
       };
+    }
+    if (planned?.changed && settled) {
+      report.statePath = await writeApplyState(state);
+      const write = await commitBlockWrite(planned.file, settled.lines, opts.force);
+      if (write.backup) report.conf.backup = write.backup;
     }
     if (settled) {
       report.effect.bitbake = await bitbakeVerdict(bd, settled, env, {

@@ -105,7 +105,7 @@ export async function acquireLock(
  * Temp files of writers that were killed (`.auto.conf.rambake-tmp-<pid>-<hex>`,
  * `.rambake.lock.<pid>-<hex>`): removed by the next lock holder once their pid is dead.
  */
-async function removeStaleTemps(dir: string): Promise<void> {
+export async function removeStaleTemps(dir: string): Promise<void> {
   for (const name of await fsp.readdir(dir)) {
     // `.auto.conf.rambake-tmp-4242-1a2b3c4d` → 4242
     const m = /(?:\.rambake-tmp-|^\.rambake\.lock\.(?:stale-)?)(\d+)-[0-9a-f]{8}$/.exec(name);

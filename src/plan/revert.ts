@@ -3,7 +3,7 @@
 // nothing holds it; no data is ever deleted: a TMPDIR left on disk is reported, not removed.
 
 import { existsSync, promises as fsp } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { UnsafeMountError } from '../errors.js';
 import { waitForLockRelease } from '../system/bitbake-lock.js';
 import { scanTree } from '../system/du.js';
@@ -20,6 +20,7 @@ import {
   writeApplyState,
   writeFileAtomic,
 } from './conf-write.js';
+import { removeKilledTemps } from './killed-temps.js';
 import { findBlock, markerProblem, removeBlock, unifiedDiff } from './managed-block.js';
 import { renderShellCommand, umountArgv } from './mount-commands.js';
 import { findKeptOutputs, type KeptOutput, type NextBuild, predictNextBuild } from './revert-aftermath.js';
@@ -77,8 +78,20 @@ async function findBlockFile(topdir: string, recorded: string | undefined): Prom
 }
 
 export async function revertApply(topdir: string, opts: RevertOptions = {}): Promise<RevertReport> {
+  // apply's lock, taken before anything is read: an apply running now finishes first, and the
+  // state and conf read here are the ones it left.
+  const lock = await acquireLock(join(topdir, 'conf'));
+  try {
+    return await revertLocked(topdir, opts);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function revertLocked(topdir: string, opts: RevertOptions): Promise<RevertReport> {
   const isRoot = opts.isRoot ?? process.getuid?.() === 0;
   const state = await readApplyState(topdir);
+  await removeKilledTemps(topdir, state?.conf?.file);
   const notes: string[] = [];
   const report: RevertReport = {
     schemaVersion: REVERT_SCHEMA_VERSION,
@@ -107,30 +120,24 @@ export async function revertApply(topdir: string, opts: RevertOptions = {}): Pro
   if (mounted && isRoot) await assertUnused(topdir, mountPath!);
 
   if (file !== undefined && before !== undefined && edit) {
-    const lock = await acquireLock(dirname(file));
-    try {
-      // Read again under the lock, so a concurrent apply is not undone halfway.
-      const now = (await readText(file, 'conf', 'latin1')) ?? '';
-      const cut = removeBlock(now, { force: opts.force === true, expectBlock });
-      const deleted = cut.changed && cut.text === '' && state?.conf?.existed === false;
-      if (deleted) await removeFileDurably(file);
-      else if (cut.changed) await writeFileAtomic(file, Buffer.from(cut.text, 'latin1'));
-      report.conf = {
-        file,
-        changed: cut.changed,
-        deleted,
-        diff: Buffer.from(
-          unifiedDiff(now, deleted ? '' : cut.text, file, deleted ? '/dev/null' : file),
-          'latin1',
-        ).toString('utf8'),
-      };
-      const backup = await settleBackup(file, deleted ? undefined : cut.text);
-      if (backup) {
-        report.conf.backupKept = backup;
-        notes.push(`kept ${backup}: it differs from the reverted file (your edits since apply)`);
-      }
-    } finally {
-      await lock.release();
+    const cut = edit;
+    // A file apply created holds nothing but the block: it goes, never stays empty.
+    const deleted = cut.text === '' && state?.conf?.existed === false;
+    if (deleted) await removeFileDurably(file);
+    else if (cut.changed) await writeFileAtomic(file, Buffer.from(cut.text, 'latin1'));
+    report.conf = {
+      file,
+      changed: cut.changed || deleted,
+      deleted,
+      diff: Buffer.from(
+        unifiedDiff(before, deleted ? '' : cut.text, file, deleted ? '/dev/null' : file),
+        'latin1',
+      ).toString('utf8'),
+    };
+    const backup = await settleBackup(file, deleted ? undefined : cut.text);
+    if (backup) {
+      report.conf.backupKept = backup;
+      notes.push(`kept ${backup}: it differs from the reverted file (your edits since apply)`);
     }
     if (state?.conf) {
       delete state.conf;
@@ -158,7 +165,12 @@ export async function revertApply(topdir: string, opts: RevertOptions = {}): Pro
     report.mount = { path: spec.path, source: spec.source, status, commands, folderRemoved };
   }
   if (state && report.mount?.status !== 'commands') await removeApplyState(topdir);
-  else if (!state) notes.push('no state file from rambake apply: only the conf block was looked for');
+  else if (!state) {
+    notes.push('no state file from rambake apply: only the conf block was looked for');
+    // An apply killed before its first state write (or a revert before its last step) leaves
+    // rambake's folder empty: it goes, as it would have.
+    await fsp.rmdir(join(topdir, 'rambake')).catch(() => undefined);
+  }
 
   const previous = state?.previousTmpdir;
   if (previous !== undefined && previous !== state?.mount?.path && existsSync(previous)) {
