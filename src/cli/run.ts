@@ -5,7 +5,9 @@ import { EXIT_FINDINGS, UsageError } from '../errors.js';
 import { checkBeforeBuild } from '../plan/doctor.js';
 import { BITBAKE_WORD, resolveSteps, stepCommands } from '../plan/steps.js';
 import { renderBeforeBuild } from '../report/before-build.js';
+import { renderFullTmpfs } from '../report/run-verdict.js';
 import { renderRunSummary } from '../report/watch.js';
+import { isTmpfs, statFs } from '../system/fsstat.js';
 import { commandTargets } from '../watch/timeline-runs.js';
 import { setup } from './common.js';
 import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
@@ -75,6 +77,14 @@ export function registerRun(program: Command): void {
           out.line(line);
       for (const step of summary.steps)
         if (step.error) out.warn(`rambake: ${step.command.join(' ')}: ${step.error}`);
+      const full = renderFullTmpfs({
+        exitCode: summary.exitCode,
+        peak: summary.peak,
+        tmpfs: await tmpfsOf(bd.paths.tmpdir),
+        command,
+        stepped: commands.length > 1,
+      });
+      if (full) out.warn(full);
       if (summary.timelineIncomplete)
         out.warn(
           `rambake: ${summary.timeline}: the timeline is incomplete (${summary.timelineIncomplete.reason}; ${summary.timelineIncomplete.linesLost} lines lost): report and plan see only part of this build`,
@@ -99,4 +109,10 @@ async function stepsToCommands(load: LoadOptions, command: string[], spec: strin
       'rambake run --steps auto -- bitbake <target>…',
     );
   return stepCommands(await resolveSteps(load, targets, spec), command);
+}
+
+/** TMPDIR's tmpfs, read after the build (it is still mounted); undefined on a disk or when gone. */
+async function tmpfsOf(tmpdir: string): Promise<{ totalBytes: number; totalInodes: number } | undefined> {
+  const fs = await statFs(tmpdir).catch(() => undefined);
+  return fs && isTmpfs(fs) ? { totalBytes: fs.totalBytes, totalInodes: fs.totalInodes } : undefined;
 }
