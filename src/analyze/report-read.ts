@@ -1,8 +1,11 @@
 // The I/O side of `rambake report`: finds the recorded run (the newest under
 // ${TOPDIR}/rambake/runs unless named), reads it with the watch reader, finds the buildstats
-// builds that started while it ran, runs the churn analysis over them, asks the sizing model,
-// then calls the pure assembly. Whatever cannot be read is named in `skipped`, never fatal
-// unless there is no run at all.
+// builds that started while it ran (wherever they are: BUILDSTATS_BASE, rambake-keep, the
+// run's TMPDIR), runs the churn analysis over them, reads their console logs for BitBake's
+// disk-monitor stop, finds a run of the same targets of the other kind (one go / in steps),
+// asks the sizing model, then calls the pure assembly. With no run recorded, the newest
+// buildstats build stands alone. Whatever cannot be read is named in `skipped`; only a named
+// file that is not a timeline, or no run and no buildstats at all, is an error.
 
 import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
