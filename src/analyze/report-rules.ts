@@ -67,7 +67,10 @@ function sizeRule(r: Report): Recommendation[] {
     out.push({
       rule: 'tmpfs-size',
       severity: 'warn',
-      text: `${what} ${formatBytes(peak)} before the build was stopped (${stopped.kind === 'diskmon' ? `BitBake's disk monitor: ${stopped.message}` : stopped.message}): the ${formatBytes(size)} tmpfs did not hold it, and the peak is a floor; build in steps (rambake steps) or measure again on a bigger tmpfs`,
+      text:
+        stopped.kind === 'diskmon'
+          ? `${what} ${formatBytes(peak)} when BitBake's disk monitor stopped the build (${stopped.message}): the ${formatBytes(size)} tmpfs did not hold it with BB_DISKMON_DIRS as set (rambake doctor checks its thresholds), and the peak is a floor; build in steps (rambake steps) or measure again on a bigger tmpfs`
+          : `${what} ${formatBytes(peak)} before the build was stopped (${stopped.message}): the ${formatBytes(size)} tmpfs did not hold it, and the peak is a floor; build in steps (rambake steps) or measure again on a bigger tmpfs`,
       bytes: need,
     });
   else if (stopped)
