@@ -66,7 +66,11 @@ export function commandTargets(command: readonly string[] | undefined): string[]
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '--') continue;
+    // argparse's end of options: every word after it is a target, a leading `-` included.
+    if (a === '--') {
+      out.push(...args.slice(i + 1));
+      break;
+    }
     if (a.startsWith('-')) {
       if (TAKES_VALUE.has(a)) i++;
       continue;

@@ -99,11 +99,23 @@ describe('targets and the printed command', () => {
 
   it('names every target, and the steps-giant command keeps the whole bitbake command, quoted', async () => {
     const b = setup();
-    const command = ['bitbake', '-k', '-c', 'build', 'core-image-minimal', hostile, "it's"];
+    const command = [
+      'bitbake',
+      '-k',
+      '-c',
+      'build',
+      'core-image-minimal',
+      hostile,
+      "it's",
+      `\`touch ${canary}\``,
+      `zlib\ntouch ${canary}`,
+      '--',
+      '-cclean',
+    ];
     editRun(b.run, (lines) => lines.map((l) => (l.type === 'header' ? { ...l, command } : l)));
     const r = await collectReport(confOnly(b.topdir), { plan: false });
-    expect(r.run.targets).toEqual(['core-image-minimal', hostile, "it's"]);
-    expect(text(r).split('\n')[0]).toBe(`rambake report: core-image-minimal ${hostile} it's`);
+    expect(r.run.targets).toEqual(['core-image-minimal', ...command.slice(5, 9), '-cclean']);
+    expect(text(r).startsWith(`rambake report: ${r.run.targets.join(' ')}\n`)).toBe(true);
     const giant = r.recommendations.filter((x) => x.rule === 'steps-giant').at(-1)!;
     const line = giant.text.slice(giant.text.indexOf('rambake run'));
     // Pasted into sh with rambake as a function printing its argv: the words arrive unchanged.
