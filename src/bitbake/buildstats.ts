@@ -1,147 +1,22 @@
-import { readdirSync } from 'node:fs';
+import { closeSync, constants, type Dirent, openSync, readdirSync, readSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { RefusedFileError } from '../errors.js';
 import { type ReadKind, readTextSync } from '../system/read-file.js';
+import { type BuildstatsTask, parseBuildstatsBytes, parseBuildstatsTask } from './buildstats-task.js';
 
-// Pure parsers of buildstats files (meta/classes-global/buildstats.bbclass). A task file grows
-// in two writes: the first two lines when the task starts, the rest when it ends, so a file
-// with only `Event:`/`Started:` is a task still running (or a setscene task that failed).
-// Several lines end in a blank ("Started: 1764512345.67 "): values are trimmed.
+// Pure parsers of the buildstats folder's files (meta/classes-global/buildstats.bbclass) and
+// its reader; one task file's parser is in buildstats-task.ts.
 
-export type TaskStatus = 'PASSED' | 'FAILED';
-
-export interface BuildstatsTask {
-  pf: string;
-  /** `do_x` without `_setscene`. */
-  task: string;
-  setscene: boolean;
-  /** Epoch seconds. */
-  started?: number;
-  ended?: number;
-  /** Seconds, as BitBake measured them. */
-  elapsed?: number;
-  status?: TaskStatus;
-  /** Clock ticks from /proc/<pid>/stat. */
-  utime?: number;
-  stime?: number;
-  cutime?: number;
-  cstime?: number;
-  /** /proc/<pid>/io keys (rchar, wchar, read_bytes, …). */
-  io: Record<string, number>;
-  /** getrusage(RUSAGE_SELF): ru_utime, ru_maxrss (KiB), … */
-  rusage: Record<string, number>;
-  /** getrusage(RUSAGE_CHILDREN). */
-  childRusage: Record<string, number>;
-  /** `Key: value` lines this parser does not know, kept as text. */
-  other: Record<string, string>;
-  /** The task finished: a Status or Ended line is present. */
-  complete: boolean;
-  /** Lines that are not `key: value`, for diagnostics. */
-  skipped: string[];
-}
-
-const SETSCENE = '_setscene';
-const TIME_KEYS = new Set(['utime', 'stime', 'cutime', 'cstime']);
-
-/** Splits `do_package_setscene` into `{ task: 'do_package', setscene: true }`. */
-export function splitTaskName(name: string): { task: string; setscene: boolean } {
-  return name.endsWith(SETSCENE)
-    ? { task: name.slice(0, -SETSCENE.length), setscene: true }
-    : { task: name, setscene: false };
-}
-
-/**
- * Parses one task file. `where` is the PF folder and file name, needed because a running
- * task's file does not name them yet.
- *   'Child rusage ru_maxrss: 51200 ' → childRusage.ru_maxrss = 51200
- *   'zlib-1.3.1-r0: do_compile'      → pf 'zlib-1.3.1-r0', task 'do_compile'
- */
-export function parseBuildstatsTask(text: string, where?: { pf: string; taskFile: string }): BuildstatsTask {
-  const named = splitTaskName(where?.taskFile ?? '');
-  const record: BuildstatsTask = {
-    pf: where?.pf ?? '',
-    task: named.task,
-    setscene: named.setscene,
-    io: {},
-    rusage: {},
-    childRusage: {},
-    other: {},
-    complete: false,
-    skipped: [],
-  };
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (line === '') continue;
-    const colon = line.indexOf(': ');
-    const key = colon < 0 ? (line.endsWith(':') ? line.slice(0, -1) : '') : line.slice(0, colon);
-    const value = colon < 0 ? '' : line.slice(colon + 2).trim();
-    if (key === '' || !applyLine(record, key, value)) record.skipped.push(raw);
-  }
-  return record;
-}
-
-function applyLine(r: BuildstatsTask, key: string, value: string): boolean {
-  switch (key) {
-    case 'Event':
-      return value !== '';
-    case 'Started':
-      return setNumber(value, (n) => {
-        r.started = n;
-      });
-    case 'Ended':
-      r.complete = true;
-      return setNumber(value, (n) => {
-        r.ended = n;
-      });
-    case 'Elapsed time':
-      return setNumber(value.replace(/\s*seconds$/, ''), (n) => {
-        r.elapsed = n;
-      });
-    case 'Status':
-      if (value !== 'PASSED' && value !== 'FAILED') return false;
-      r.status = value;
-      r.complete = true;
-      return true;
-  }
-  if (TIME_KEYS.has(key)) {
-    return setNumber(value, (n) => {
-      r[key as 'utime'] = n;
-    });
-  }
-  const space = key.indexOf(' ');
-  const group = space < 0 ? '' : key.slice(0, space);
-  if (group === 'IO') return setIn(r.io, key.slice('IO '.length), value);
-  if (group === 'rusage') return setIn(r.rusage, key.slice('rusage '.length), value);
-  if (key.startsWith('Child rusage ')) return setIn(r.childRusage, key.slice('Child rusage '.length), value);
-  // The third line names the task: `<PF>: do_x` (a PF has no blanks).
-  if (space < 0 && value.startsWith('do_') && !value.includes(' ')) {
-    r.pf = key;
-    const named = splitTaskName(value);
-    r.task = named.task;
-    r.setscene = named.setscene;
-    return true;
-  }
-  if (/^[A-Za-z][\w ]*$/.test(key)) {
-    r.other[key] = value;
-    return true;
-  }
-  return false;
-}
-
-function setIn(into: Record<string, number>, key: string, value: string): boolean {
-  return setNumber(value, (n) => {
-    into[key] = n;
-  });
-}
-
-function setNumber(value: string, set: (n: number) => void): boolean {
-  if (value === '') return false;
-  const n = Number(value);
-  if (!Number.isFinite(n)) return false;
-  set(n);
-  return true;
-}
+export {
+  type BuildstatsTask,
+  IO_KEYS,
+  parseBuildstatsBytes,
+  parseBuildstatsTask,
+  RUSAGE_KEYS,
+  splitTaskName,
+  type TaskStatus,
+} from './buildstats-task.js';
 
 export interface BuildStats {
   /** `platform.uname()` fields joined by blanks. */
@@ -290,19 +165,56 @@ export async function readBuildstatsBuild(
 
 function readPfFolder(build: BuildstatsBuild, pf: string, options: ReadBuildstatsOptions): void {
   const folder = join(build.dir, pf);
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = readdirSync(folder);
+    entries = readdirSync(folder, { withFileTypes: true });
   } catch (err) {
     build.unreadable.push({ path: folder, error: errorText(err) });
     return;
   }
-  for (const taskFile of names) {
-    const text = readOrNote(build, join(folder, taskFile));
-    if (text === undefined) continue;
-    const task = parseBuildstatsTask(text, { pf, taskFile });
+  for (const [i, entry] of entries.entries()) {
+    const path = `${folder}/${entry.name}`;
+    // The first file goes through the checked reader (regular, not on a kernel file system:
+    // the folder's device); the others, listed as regular files, are read in one bounded read.
+    const where = { pf, taskFile: entry.name };
+    let task: BuildstatsTask;
+    const length = i > 0 && entry.isFile() ? readSmall(build, path) : -1;
+    if (length === -2) continue; // noted as unreadable
+    if (length >= 0) task = parseBuildstatsBytes(SMALL, length, where);
+    else {
+      const text = readOrNote(build, path);
+      if (text === undefined) continue;
+      task = parseBuildstatsTask(text, where);
+    }
     build.tasks.push(task);
     options.onTask?.(task);
+  }
+}
+
+// Task files are 1–3 kB: open, one read into a reused buffer, close (no stat, no allocation). O_NONBLOCK: a FIFO
+// swapped in since the listing cannot block; a file that fills the buffer is read again through the checked reader.
+const SMALL = Buffer.allocUnsafe(64 * 1024);
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+
+/** Bytes read into SMALL; -1: too big for it (read it checked), -2: unreadable (noted). */
+function readSmall(build: BuildstatsBuild, path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const error = code === 'ENOENT' || code === 'ENOTDIR' ? 'vanished while being read' : errorText(err);
+    build.unreadable.push({ path, error });
+    return -2;
+  }
+  try {
+    const n = readSync(fd, SMALL, 0, SMALL.length, 0);
+    return n < SMALL.length ? n : -1;
+  } catch (err) {
+    build.unreadable.push({ path, error: errorText(err) });
+    return -2;
+  } finally {
+    closeSync(fd);
   }
 }
 

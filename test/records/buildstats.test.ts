@@ -6,6 +6,7 @@ import {
   buildNameToEpochMs,
   listBuilds,
   parseBuildStats,
+  parseBuildstatsBytes,
   parseBuildstatsTask,
   parseMonitorDisk,
   readBuildstatsBuild,
@@ -32,37 +33,10 @@ describe('parseBuildstatsTask', () => {
       stime: 1,
       cutime: 1021,
       cstime: 187,
-      io: {
-        rchar: 48213342,
-        wchar: 10294831,
-        syscr: 31245,
-        syscw: 9821,
-        read_bytes: 0,
-        write_bytes: 10964992,
-        cancelled_write_bytes: 24576,
-      },
-      rusage: {
-        ru_utime: 0.031245,
-        ru_stime: 0.011022,
-        ru_maxrss: 51200,
-        ru_minflt: 8123,
-        ru_majflt: 0,
-        ru_inblock: 0,
-        ru_oublock: 64,
-        ru_nvcsw: 217,
-        ru_nivcsw: 12,
-      },
-      childRusage: {
-        ru_utime: 10.214,
-        ru_stime: 1.873,
-        ru_maxrss: 183212,
-        ru_minflt: 1203311,
-        ru_majflt: 2,
-        ru_inblock: 16,
-        ru_oublock: 21416,
-        ru_nvcsw: 9321,
-        ru_nivcsw: 4410,
-      },
+      // Only the keys rambake reads are kept (IO_KEYS, RUSAGE_KEYS); the other lines are checked.
+      io: { wchar: 10294831, write_bytes: 10964992 },
+      rusage: { ru_utime: 0.031245, ru_stime: 0.011022, ru_maxrss: 51200 },
+      childRusage: { ru_utime: 10.214, ru_stime: 1.873, ru_maxrss: 183212 },
       other: {},
       complete: true,
       skipped: [],
@@ -97,6 +71,34 @@ describe('parseBuildstatsTask', () => {
       complete: false,
       skipped: [],
     });
+  });
+
+  it('reads bytes as it reads text, numbers as Number() does', () => {
+    const text = read('zlib-1.3.1-r0', 'do_compile');
+    const where = { pf: 'zlib-1.3.1-r0', taskFile: 'do_compile' };
+    const padded = Buffer.concat([Buffer.from(text), Buffer.from('Ended: 9 \n')]);
+    expect(parseBuildstatsBytes(padded, text.length, where)).toEqual(parseBuildstatsTask(text, where));
+    const odd =
+      'Started: 1764512802.84 \nElapsed time: .5 seconds\nutime: 1e3\nstime: 0x10\ncutime: -1\ncstime: 12345678901234567\nEnded: 1. \n';
+    const task = parseBuildstatsTask(odd);
+    expect([
+      task.started,
+      task.elapsed,
+      task.utime,
+      task.stime,
+      task.cutime,
+      task.cstime,
+      task.ended,
+    ]).toEqual([Number('1764512802.84'), 0.5, 1000, 16, -1, Number('12345678901234567'), 1]);
+    for (const bad of [
+      'Started: 12a',
+      'Started: 1..2',
+      'utime: ',
+      'IO wchar: x',
+      'Status: OK',
+      'Elapsed time: seconds',
+    ])
+      expect(parseBuildstatsTask(bad).skipped, bad).toEqual([bad]);
   });
 
   it('reads a failed task', () => {

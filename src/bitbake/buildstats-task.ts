@@ -1,0 +1,272 @@
+// The parser of one buildstats task file (meta/classes-global/buildstats.bbclass), pure. A task
+// file grows in two writes: the first two lines when the task starts, the rest when it ends,
+// so a file with only `Event:`/`Started:` is a task still running (or a failed setscene task).
+// Several lines end in a blank ("Started: 1764512345.67 "): values are trimmed.
+//
+// A big build has 50,000 of these files, so the parser reads bytes: one loop per line, keys
+// compared in place, numbers read digit by digit; strings are made only for what is kept as
+// text (a PF or task name that differs from the folder's, unknown keys, skipped lines). Only
+// the `IO`/`rusage` keys rambake reads are kept; every line is still checked.
+
+export type TaskStatus = 'PASSED' | 'FAILED';
+
+export interface BuildstatsTask {
+  pf: string;
+  /** `do_x` without `_setscene`. */
+  task: string;
+  setscene: boolean;
+  /** Epoch seconds. */
+  started?: number;
+  ended?: number;
+  /** Seconds, as BitBake measured them. */
+  elapsed?: number;
+  status?: TaskStatus;
+  /** Clock ticks from /proc/<pid>/stat. */
+  utime?: number;
+  stime?: number;
+  cutime?: number;
+  cstime?: number;
+  /** /proc/<pid>/io: only IO_KEYS (wchar, write_bytes); other `IO x:` lines are checked, not kept. */
+  io: Record<string, number>;
+  /** getrusage(RUSAGE_SELF): only RUSAGE_KEYS (ru_utime, ru_stime, ru_maxrss in KiB). */
+  rusage: Record<string, number>;
+  /** getrusage(RUSAGE_CHILDREN): only RUSAGE_KEYS. */
+  childRusage: Record<string, number>;
+  /** `Key: value` lines this parser does not know, kept as text. */
+  other: Record<string, string>;
+  /** The task finished: a Status or Ended line is present. */
+  complete: boolean;
+  /** Lines that are not `key: value`, for diagnostics. */
+  skipped: string[];
+}
+
+/** The keys of `IO x:` and `[Child ]rusage x:` lines that rambake reads. */
+export const IO_KEYS = ['wchar', 'write_bytes'] as const;
+export const RUSAGE_KEYS = ['ru_utime', 'ru_stime', 'ru_maxrss'] as const;
+
+const SETSCENE = '_setscene';
+
+/** Splits `do_package_setscene` into `{ task: 'do_package', setscene: true }`. */
+export function splitTaskName(name: string): { task: string; setscene: boolean } {
+  return name.endsWith(SETSCENE)
+    ? { task: name.slice(0, -SETSCENE.length), setscene: true }
+    : { task: name, setscene: false };
+}
+
+/**
+ * Parses one task file. `where` is the PF folder and file name, needed because a running
+ * task's file does not name them yet.
+ *   'Child rusage ru_maxrss: 51200 ' → childRusage.ru_maxrss = 51200
+ *   'zlib-1.3.1-r0: do_compile'      → pf 'zlib-1.3.1-r0', task 'do_compile'
+ */
+export function parseBuildstatsTask(text: string, where?: { pf: string; taskFile: string }): BuildstatsTask {
+  const bytes = Buffer.from(text, 'utf8');
+  return parseBuildstatsBytes(bytes, bytes.length, where);
+}
+
+const ascii = (s: string): Uint8Array => Buffer.from(s, 'latin1');
+const K = {
+  event: ascii('Event'),
+  started: ascii('Started'),
+  ended: ascii('Ended'),
+  elapsed: ascii('Elapsed time'),
+  status: ascii('Status'),
+  io: ascii('IO '),
+  rusage: ascii('rusage '),
+  child: ascii('Child rusage '),
+  seconds: ascii('seconds'),
+  passed: ascii('PASSED'),
+  failed: ascii('FAILED'),
+  doPrefix: ascii('do_'),
+};
+const TIMES = (['utime', 'stime', 'cutime', 'cstime'] as const).map((key) => [key, ascii(key)] as const);
+const IO_BYTES = IO_KEYS.map((key) => [key, ascii(key)] as const);
+const RUSAGE_BYTES = RUSAGE_KEYS.map((key) => [key, ascii(key)] as const);
+
+/** The same as parseBuildstatsTask, on the first `length` bytes of `buf` (a reused read buffer). */
+export function parseBuildstatsBytes(
+  buf: Uint8Array,
+  length: number,
+  where?: { pf: string; taskFile: string },
+): BuildstatsTask {
+  const named = splitTaskName(where?.taskFile ?? '');
+  const record: BuildstatsTask = {
+    pf: where?.pf ?? '',
+    task: named.task,
+    setscene: named.setscene,
+    io: {},
+    rusage: {},
+    childRusage: {},
+    other: {},
+    complete: false,
+    skipped: [],
+  };
+  for (let start = 0; start < length; ) {
+    let end = start;
+    while (end < length && buf[end] !== 10) end++;
+    let from = start;
+    let to = end;
+    while (from < to && isBlank(buf[from]!)) from++;
+    while (to > from && isBlank(buf[to - 1]!)) to--;
+    if (from < to && !applyLine(record, buf, from, to, where?.taskFile))
+      record.skipped.push(Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('utf8'));
+    start = end + 1;
+  }
+  return record;
+}
+
+// What String.prototype.trim removes in the ASCII range (the files are ASCII).
+const isBlank = (c: number): boolean => c === 32 || (c >= 9 && c <= 13);
+
+const same = (buf: Uint8Array, from: number, to: number, lit: Uint8Array): boolean => {
+  if (to - from !== lit.length) return false;
+  for (let i = 0; i < lit.length; i++) if (buf[from + i] !== lit[i]) return false;
+  return true;
+};
+const startsWith = (buf: Uint8Array, from: number, to: number, lit: Uint8Array): boolean =>
+  to - from >= lit.length && same(buf, from, from + lit.length, lit);
+const text = (buf: Uint8Array, from: number, to: number): string =>
+  Buffer.from(buf.buffer, buf.byteOffset + from, to - from).toString('utf8');
+
+/** `buf[from, to)` is a trimmed, non-empty line: `key: value` (or `key:`). */
+function applyLine(r: BuildstatsTask, buf: Uint8Array, from: number, to: number, taskFile?: string): boolean {
+  let keyEnd = from;
+  while (keyEnd < to - 1 && !(buf[keyEnd] === 58 && buf[keyEnd + 1] === 32)) keyEnd++;
+  let valueFrom = keyEnd + 2;
+  if (keyEnd >= to - 1) {
+    if (buf[to - 1] !== 58) return false; // no ': ' and no final ':'
+    keyEnd = to - 1;
+    valueFrom = to;
+  }
+  while (valueFrom < to && isBlank(buf[valueFrom]!)) valueFrom++;
+  if (keyEnd === from) return false;
+  if (startsWith(buf, from, keyEnd, K.io)) return setIn(r.io, IO_BYTES, buf, from + 3, keyEnd, valueFrom, to);
+  if (startsWith(buf, from, keyEnd, K.rusage))
+    return setIn(r.rusage, RUSAGE_BYTES, buf, from + 7, keyEnd, valueFrom, to);
+  if (startsWith(buf, from, keyEnd, K.child))
+    return setIn(r.childRusage, RUSAGE_BYTES, buf, from + 13, keyEnd, valueFrom, to);
+  let n: number;
+  if (same(buf, from, keyEnd, K.event)) return valueFrom < to;
+  if (same(buf, from, keyEnd, K.started)) {
+    n = readNumber(buf, valueFrom, to);
+    if (Number.isNaN(n)) return false;
+    r.started = n;
+    return true;
+  }
+  if (same(buf, from, keyEnd, K.ended)) {
+    r.complete = true;
+    n = readNumber(buf, valueFrom, to);
+    if (Number.isNaN(n)) return false;
+    r.ended = n;
+    return true;
+  }
+  if (same(buf, from, keyEnd, K.elapsed)) {
+    // 'Elapsed time: 12.34 seconds'
+    let numberEnd = to;
+    if (to - valueFrom >= K.seconds.length && same(buf, to - K.seconds.length, to, K.seconds)) {
+      numberEnd = to - K.seconds.length;
+      while (numberEnd > valueFrom && isBlank(buf[numberEnd - 1]!)) numberEnd--;
+    }
+    n = readNumber(buf, valueFrom, numberEnd);
+    if (Number.isNaN(n)) return false;
+    r.elapsed = n;
+    return true;
+  }
+  if (same(buf, from, keyEnd, K.status)) {
+    if (same(buf, valueFrom, to, K.passed)) r.status = 'PASSED';
+    else if (same(buf, valueFrom, to, K.failed)) r.status = 'FAILED';
+    else return false;
+    r.complete = true;
+    return true;
+  }
+  for (const [key, bytes] of TIMES) {
+    if (!same(buf, from, keyEnd, bytes)) continue;
+    n = readNumber(buf, valueFrom, to);
+    if (Number.isNaN(n)) return false;
+    r[key] = n;
+    return true;
+  }
+  return applyOther(r, buf, from, keyEnd, valueFrom, to, taskFile);
+}
+
+/** The `<PF>: do_x` line, or a key this parser does not know. */
+function applyOther(
+  r: BuildstatsTask,
+  buf: Uint8Array,
+  from: number,
+  keyEnd: number,
+  valueFrom: number,
+  to: number,
+  taskFile?: string,
+): boolean {
+  let keyBlank = false;
+  for (let i = from; i < keyEnd && !keyBlank; i++) keyBlank = buf[i] === 32;
+  let valueBlank = false;
+  for (let i = valueFrom; i < to && !valueBlank; i++) valueBlank = buf[i] === 32;
+  if (!keyBlank && !valueBlank && startsWith(buf, valueFrom, to, K.doPrefix)) {
+    // Usually the folder's PF and the file's name: those strings are reused.
+    if (!sameText(buf, from, keyEnd, r.pf)) r.pf = text(buf, from, keyEnd);
+    if (taskFile === undefined || !sameText(buf, valueFrom, to, taskFile)) {
+      const named = splitTaskName(text(buf, valueFrom, to));
+      r.task = named.task;
+      r.setscene = named.setscene;
+    }
+    return true;
+  }
+  const key = text(buf, from, keyEnd);
+  if (/^[A-Za-z][\w ]*$/.test(key)) {
+    r.other[key] = text(buf, valueFrom, to);
+    return true;
+  }
+  return false;
+}
+
+function sameText(buf: Uint8Array, from: number, to: number, s: string): boolean {
+  if (to - from !== s.length) return false;
+  for (let i = 0; i < s.length; i++) if (buf[from + i] !== s.charCodeAt(i)) return false;
+  return true;
+}
+
+function setIn(
+  into: Record<string, number>,
+  keys: readonly (readonly [string, Uint8Array])[],
+  buf: Uint8Array,
+  keyFrom: number,
+  keyEnd: number,
+  from: number,
+  to: number,
+): boolean {
+  const n = readNumber(buf, from, to);
+  if (Number.isNaN(n)) return false;
+  for (const [key, bytes] of keys) if (same(buf, keyFrom, keyEnd, bytes)) into[key] = n;
+  return true;
+}
+
+/**
+ * A finite number in `buf[from, to)`, NaN otherwise. `digits[.digits]` of up to 15 digits is
+ * read without a string: the integer of all its digits divided by a power of ten is one
+ * correctly rounded division, the same double as Number() gives. Anything else goes to Number().
+ */
+function readNumber(buf: Uint8Array, from: number, to: number): number {
+  if (from >= to) return Number.NaN;
+  let n = 0;
+  let scale = 1;
+  let dot = false;
+  let digits = 0;
+  for (let i = from; i < to; i++) {
+    const c = buf[i]!;
+    if (c >= 48 && c <= 57) {
+      n = n * 10 + c - 48;
+      digits++;
+      if (dot) scale *= 10;
+    } else if (c === 46 && !dot && digits > 0 && i + 1 < to) dot = true;
+    else return slowNumber(buf, from, to);
+  }
+  if (digits > 15) return slowNumber(buf, from, to);
+  return scale === 1 ? n : n / scale;
+}
+
+function slowNumber(buf: Uint8Array, from: number, to: number): number {
+  const n = Number(text(buf, from, to));
+  return Number.isFinite(n) ? n : Number.NaN;
+}
