@@ -39,7 +39,9 @@ describe('ci-ramdisk paths in one spelling', () => {
         expect(r.script).toContain(`RAMDISK_DIR=${shQuote(tree)}\n`);
         expect(r.script).toContain(`COPY_FROM=${shQuote(tree)}\n`);
         const run = await execa('sh', ['-c', r.script], { reject: false });
-        cleanups.push(() => execFileSync('umount', [tree]));
+        cleanups.push(() => {
+          execFileSync('umount', [tree]);
+        });
         expect(run.exitCode, run.stderr).toBe(0);
         expect(readFileSync('/proc/self/mountinfo', 'utf8')).toContain(` ${tree} `);
         expect(readFileSync(join(`${tree}.orig`, 'src.c'), 'utf8')).toBe('int x;');
