@@ -3,32 +3,27 @@ import type { Command } from 'commander';
 import { EXIT_OK, UsageError } from '../errors.js';
 import { type CiOs, type CiRamdiskOptions, makeCiRamdisk } from '../plan/ci-ramdisk.js';
 import { globalFlags } from './common.js';
+import { addOptions } from './options.js';
 import { makeOutput } from './output.js';
-import { addTableOptions, parseSizeFlag } from './plan.js';
 
 interface CiFlags {
   os?: string;
-  size?: string;
+  size?: number;
   path?: string;
   copyFrom?: string;
-  cpus?: string;
+  cpus?: number;
 }
 
 /** Flags → options; every missing or malformed flag is a usage error naming it. */
 export function ciRamdiskOptions(flags: CiFlags, defaultCpus = availableParallelism()): CiRamdiskOptions {
+  // --os and --cpus were checked by their choices and parser in the option table.
   const os = flags.os ?? 'linux';
-  if (os !== 'linux' && os !== 'freebsd') throw new UsageError(`--os ${os}: expected linux or freebsd`);
   if (flags.size === undefined) throw new UsageError('--size is required (e.g. --size 20g)');
   if (flags.path === undefined) throw new UsageError('--path is required: where the RAM disk is mounted');
-  let cpus = defaultCpus;
-  if (flags.cpus !== undefined) {
-    cpus = Number(flags.cpus);
-    if (!Number.isInteger(cpus) || cpus < 1)
-      throw new UsageError(`--cpus ${flags.cpus}: expected a whole number ≥ 1`);
-  }
+  const cpus = flags.cpus ?? defaultCpus;
   return {
     os: os as CiOs,
-    size: parseSizeFlag('--size', flags.size),
+    size: flags.size,
     path: flags.path,
     ...(flags.copyFrom === undefined ? {} : { copyFrom: flags.copyFrom }),
     cpus,
@@ -39,7 +34,7 @@ export function registerCiRamdisk(program: Command): void {
   const cmd = program
     .command('ci-ramdisk')
     .description('print a script that puts a CI working tree on a RAM disk (Linux tmpfs or FreeBSD md)');
-  addTableOptions(cmd, 'ci-ramdisk').action(async (flags: CiFlags, command: Command) => {
+  addOptions(cmd, 'ci-ramdisk').action(async (flags: CiFlags, command: Command) => {
     const out = makeOutput(globalFlags(command));
     const result = await makeCiRamdisk(ciRamdiskOptions(flags));
     if (out.json) out.document(result);

@@ -1,14 +1,21 @@
 // One table for every flag: it drives commander, --help, and the README's options list
 // (a test checks that the README names each one).
 
+import { type Command, Option } from 'commander';
 import { DEFAULT_CHURN_BUILDS } from '../analyze/churn.js';
+import { byteSize, decimal, wholeNumber } from './option-values.js';
 
 export interface OptionSpec {
   flags: string;
   description: string;
   /** Commands that take it; 'global' options are accepted by every command. */
   scope: 'global' | string[];
-  defaultValue?: string | boolean;
+  /** Shown in --help as (default: …); what the command gets when the flag is not given. */
+  defaultValue?: string | boolean | number;
+  /** The only values accepted (commander refuses others, exit 2, and lists these in --help). */
+  choices?: readonly string[];
+  /** Turns the text into the command's value, or throws commander's InvalidArgumentError. */
+  parse?: (value: string) => unknown;
 }
 
 export const OPTIONS: OptionSpec[] = [
@@ -36,7 +43,12 @@ export const OPTIONS: OptionSpec[] = [
       'simulate the build (completion and speed schedulers) and predict its peak against the tmpfs size',
     scope: ['plan'],
   },
-  { flags: '--threads <n>', description: 'BB_NUMBER_THREADS for --predict', scope: ['plan'] },
+  {
+    flags: '--threads <n>',
+    description: 'BB_NUMBER_THREADS for --predict',
+    scope: ['plan'],
+    parse: wholeNumber(1),
+  },
   {
     flags: '--steps <list>',
     description: 'build these targets first, one at a time (`auto`: rambake steps decides), comma-separated',
@@ -46,11 +58,13 @@ export const OPTIONS: OptionSpec[] = [
     flags: '--ram <size>',
     description: 'plan for this much RAM instead of MemTotal (what if: 32g); k, m, g suffixes, binary',
     scope: ['plan'],
+    parse: byteSize,
   },
   {
     flags: '--scope <scope>',
     description: 'what goes to RAM: tmpdir (all of TMPDIR, the default) or workdir (BASE_WORKDIR only)',
     scope: ['plan', 'apply'],
+    choices: ['tmpdir', 'workdir'],
   },
   {
     flags: '--target <name>',
@@ -62,6 +76,7 @@ export const OPTIONS: OptionSpec[] = [
     flags: '--size <size>',
     description: 'use this tmpfs size instead of choosing one (e.g. 24g)',
     scope: ['plan', 'apply'],
+    parse: byteSize,
   },
   {
     flags: '--path <dir>',
@@ -72,8 +87,10 @@ export const OPTIONS: OptionSpec[] = [
     flags: '--os <os>',
     description: 'linux (tmpfs) or freebsd (swap-backed md disk)',
     scope: ['ci-ramdisk'],
+    choices: ['linux', 'freebsd'],
+    defaultValue: 'linux',
   },
-  { flags: '--size <size>', description: 'RAM disk size (e.g. 20g)', scope: ['ci-ramdisk'] },
+  { flags: '--size <size>', description: 'RAM disk size (e.g. 20g)', scope: ['ci-ramdisk'], parse: byteSize },
   { flags: '--path <dir>', description: 'where the RAM disk is mounted (absolute)', scope: ['ci-ramdisk'] },
   {
     flags: '--copy-from <dir>',
@@ -84,12 +101,14 @@ export const OPTIONS: OptionSpec[] = [
     flags: '--cpus <n>',
     description: "CPUs of the CI machine (default: this machine's)",
     scope: ['ci-ramdisk'],
+    parse: wholeNumber(1),
   },
   {
     flags: '--builds <n>',
     description: 'how many of the newest builds (buildstats folders) to analyse',
     scope: ['churn'],
-    defaultValue: String(DEFAULT_CHURN_BUILDS),
+    defaultValue: DEFAULT_CHURN_BUILDS,
+    parse: wholeNumber(1),
   },
   { flags: '--save <file>', description: 'write the TMPDIR scan as JSON to this file', scope: ['space'] },
   {
@@ -112,7 +131,8 @@ export const OPTIONS: OptionSpec[] = [
     flags: '--interval <seconds>',
     description: 'seconds between samples of the TMPDIR file system and the busy work dirs',
     scope: ['watch', 'run'],
-    defaultValue: '2',
+    defaultValue: 2,
+    parse: decimal(0, 3600),
   },
   {
     flags: '--timeline <file>',
@@ -133,8 +153,10 @@ export const OPTIONS: OptionSpec[] = [
   {
     flags: '--conf <where>',
     description:
-      'where the managed block goes: auto (conf/auto.conf, the default), local, site, or kas (print a kas local_conf_header entry)',
+      'where the managed block goes: auto (conf/auto.conf), local, site, or kas (print a kas local_conf_header entry)',
     scope: ['apply'],
+    choices: ['auto', 'local', 'site', 'kas'],
+    defaultValue: 'auto',
   },
   {
     flags: '--force',
@@ -162,7 +184,8 @@ export const OPTIONS: OptionSpec[] = [
     flags: '--seconds <n>',
     description: 'bench-io: total time budget, split evenly between the runs',
     scope: ['bench-io'],
-    defaultValue: '60',
+    defaultValue: 60,
+    parse: decimal(0, 24 * 3600),
   },
   {
     flags: '--html <file>',
@@ -176,6 +199,22 @@ export const OPTIONS: OptionSpec[] = [
     scope: ['report'],
   },
 ];
+
+/** The commander Option for one row of the table: flags, help, default, choices, parser. */
+export function toOption(spec: OptionSpec): Option {
+  const option = new Option(spec.flags, spec.description);
+  if (spec.defaultValue !== undefined) option.default(spec.defaultValue);
+  if (spec.choices) option.choices(spec.choices);
+  if (spec.parse) option.argParser(spec.parse);
+  return option;
+}
+
+/** Every option of the table that `name` takes (global ones are on the program). */
+export function addOptions(cmd: Command, name: string): Command {
+  for (const spec of OPTIONS)
+    if (spec.scope !== 'global' && spec.scope.includes(name)) cmd.addOption(toOption(spec));
+  return cmd;
+}
 
 export function optionsFor(command: string): OptionSpec[] {
   return OPTIONS.filter((o) => o.scope === 'global' || o.scope.includes(command));

@@ -1,4 +1,4 @@
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { EXIT_FINDINGS, EXIT_OK, UsageError } from '../errors.js';
 import { type PredictOptions, predictPeak, reconcileVerdict } from '../plan/predict.js';
 import { makePlan } from '../plan/sizing.js';
@@ -6,49 +6,26 @@ import type { PlanOptions } from '../plan/sizing-types.js';
 import { parseStepsList } from '../plan/steps.js';
 import { renderPlan } from '../report/plan.js';
 import { renderPrediction } from '../report/predict.js';
-import { parseMemSize } from '../system/tmpfs-size.js';
 import { setup } from './common.js';
-import { OPTIONS } from './options.js';
+import { addOptions } from './options.js';
 
 interface PlanFlags {
   predict?: boolean;
-  threads?: string;
+  /** Parsed by the option table (options.ts): numbers and choices arrive checked. */
+  threads?: number;
   steps?: string;
-  ram?: string;
-  scope?: string;
+  ram?: number;
+  scope?: 'tmpdir' | 'workdir';
   target?: string;
-  size?: string;
+  size?: number;
   path?: string;
-}
-
-/** Adds a command's own flags from the option table. */
-export function addTableOptions(cmd: Command, name: string): Command {
-  for (const spec of OPTIONS.filter((o) => o.scope !== 'global' && o.scope.includes(name)))
-    cmd.addOption(new Option(spec.flags, spec.description));
-  return cmd;
-}
-
-/** `32g`, `32G`, `32GiB`, `32GB` (binary, as tmpfs reads it), `512m`, or bare bytes. */
-export function parseSizeFlag(flag: string, value: string): number {
-  const normal = value.trim().replace(/i?b$/i, '');
-  try {
-    const bytes = parseMemSize(normal === '' ? value : normal);
-    if (bytes > 0) return bytes;
-  } catch {
-    // reported below, with the flag's name
-  }
-  throw new UsageError(`${flag} ${value}: expected a size such as 16g, 512m or 32GiB`);
 }
 
 export function planOptions(flags: PlanFlags): PlanOptions {
   const opts: PlanOptions = {};
-  if (flags.ram !== undefined) opts.ram = parseSizeFlag('--ram', flags.ram);
-  if (flags.size !== undefined) opts.size = parseSizeFlag('--size', flags.size);
-  if (flags.scope !== undefined) {
-    if (flags.scope !== 'tmpdir' && flags.scope !== 'workdir')
-      throw new UsageError(`--scope ${flags.scope}: expected tmpdir or workdir`);
-    opts.scope = flags.scope;
-  }
+  if (flags.ram !== undefined) opts.ram = flags.ram;
+  if (flags.size !== undefined) opts.size = flags.size;
+  if (flags.scope !== undefined) opts.scope = flags.scope;
   // Published figures are per image: a list of targets has none of its own.
   const targets = splitTargets(flags.target);
   if (targets.length === 1) opts.target = targets[0]!;
@@ -60,7 +37,7 @@ export function registerPlan(program: Command): void {
   const cmd = program
     .command('plan')
     .description('size a tmpfs for this build and explain every number; exit 1 when it cannot fit');
-  addTableOptions(cmd, 'plan').action(async (flags: PlanFlags, command: Command) => {
+  addOptions(cmd, 'plan').action(async (flags: PlanFlags, command: Command) => {
     const { out, load } = setup(command);
     if ((flags.threads !== undefined || flags.steps !== undefined) && !flags.predict)
       throw new UsageError('--threads and --steps go with --predict');
@@ -84,12 +61,7 @@ function predictOptions(flags: PlanFlags, tmpfsSize: number): PredictOptions {
   const opts: PredictOptions = { tmpfsSize };
   const targets = splitTargets(flags.target);
   if (targets.length > 0) opts.targets = targets;
-  if (flags.threads !== undefined) {
-    const n = Number(flags.threads);
-    if (!Number.isInteger(n) || n < 1)
-      throw new UsageError(`--threads ${flags.threads}: expected a whole number ≥ 1`);
-    opts.threads = n;
-  }
+  if (flags.threads !== undefined) opts.threads = flags.threads;
   if (flags.steps !== undefined)
     opts.steps = flags.steps.trim() === 'auto' ? ['auto'] : parseStepsList(flags.steps);
   return opts;

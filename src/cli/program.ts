@@ -3,8 +3,8 @@
 // load execa, chokidar or the HTML report): `rambake --version` and `rambake status` stay quick.
 // `rambake --help`, no command or an unknown word load them all, so help and suggestions are whole.
 
-import { Command, Option } from 'commander';
-import { OPTIONS } from './options.js';
+import { Command } from 'commander';
+import { OPTIONS, toOption } from './options.js';
 
 const VERSION = '0.1.0';
 
@@ -53,13 +53,13 @@ export async function buildProgram(argv: readonly string[] = process.argv): Prom
     .description('Run BitBake/Yocto builds in RAM that still fit.')
     .version(VERSION)
     .showHelpAfterError('(run rambake --help for usage)')
+    // Every command's --help lists -B, --json, --no-bitbake… too (commands inherit this).
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({
       outputError: (text, write) => write(`rambake: ${text.replace(/^error: /, '')}`),
     });
-  for (const spec of OPTIONS.filter((o) => o.scope === 'global')) {
-    program.addOption(new Option(spec.flags, spec.description));
-  }
+  for (const spec of OPTIONS.filter((o) => o.scope === 'global')) program.addOption(toOption(spec));
   const word = commandWord(argv);
   const onlyVersion = word === undefined && (argv.includes('--version') || argv.includes('-V'));
   const wanted = onlyVersion ? [] : word !== undefined && word in COMMANDS ? [word] : Object.keys(COMMANDS);

@@ -4,7 +4,7 @@ import { EXIT_OK } from '../errors.js';
 import { revertApply } from '../plan/revert.js';
 import { renderRevert } from '../report/apply.js';
 import { setup } from './common.js';
-import { addTableOptions } from './plan.js';
+import { addOptions } from './options.js';
 
 export function registerRevert(program: Command): void {
   const cmd = program
@@ -12,7 +12,7 @@ export function registerRevert(program: Command): void {
     .description(
       "undo rambake apply: cut the managed block out, unmount the tmpfs when nothing uses it, say where the RAM builds' images, buildstats and logs are and what the next build does",
     );
-  addTableOptions(cmd, 'revert').action(async (flags: { force?: boolean }, command: Command) => {
+  addOptions(cmd, 'revert').action(async (flags: { force?: boolean }, command: Command) => {
     const { out, flags: globals } = setup(command);
     const { topdir } = findBuildDir({
       ...(globals.buildDir === undefined ? {} : { buildDir: globals.buildDir }),

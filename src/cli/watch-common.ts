@@ -1,29 +1,20 @@
 // What `watch` and `run` share: their flags, the live display and the line printers.
 
-import { type Command, Option } from 'commander';
-import { UsageError } from '../errors.js';
+import type { Command } from 'commander';
 import { truncateLine } from '../report/fit-width.js';
 import { frameText, renderEventLine, renderLiveView, renderSampleLine } from '../report/watch.js';
 import type { TimelineLine } from '../watch/timeline-types.js';
 import type { WatchView } from '../watch/view.js';
-import { OPTIONS } from './options.js';
+import { addOptions } from './options.js';
 import type { Output } from './output.js';
 
 export function addCommandOptions(cmd: Command, name: string): Command {
-  for (const spec of OPTIONS) {
-    if (spec.scope === 'global' || !spec.scope.includes(name)) continue;
-    const option = new Option(spec.flags, spec.description);
-    if (spec.defaultValue !== undefined) option.default(spec.defaultValue);
-    cmd.addOption(option);
-  }
-  return cmd;
+  return addOptions(cmd, name);
 }
 
-export function intervalMs(value: string | undefined): number {
-  const seconds = Number(value ?? '2');
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600)
-    throw new UsageError(`--interval ${value}: expected a number of seconds between 0 and 3600`);
-  return Math.round(seconds * 1000);
+/** --interval's seconds (checked by its parser in the option table) → milliseconds. */
+export function intervalMs(seconds: number | string | undefined): number {
+  return Math.round(Number(seconds ?? 2) * 1000);
 }
 
 export interface Display {

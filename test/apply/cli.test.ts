@@ -80,7 +80,7 @@ describe('rambake apply / revert commands', () => {
 
   it('refuses an unknown --conf', async () => {
     await expect(run(['-B', ex.topdir, 'apply', '--conf', 'bblayers'])).rejects.toThrow(
-      /expected auto, local, site or kas/,
+      /--conf.*bblayers.*choices are auto, local, site, kas/,
     );
   });
 

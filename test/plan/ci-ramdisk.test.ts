@@ -132,17 +132,14 @@ describe('ci-ramdisk scripts', () => {
     await expect(makeCiRamdisk({ os: 'linux', size: GiB, path: 'rel', cpus: 1 })).rejects.toThrow(UsageError);
   });
 
-  it('reads flags into options with usage errors', () => {
-    expect(ciRamdiskOptions({ size: '20GiB', path: '/m' }, 6)).toEqual({
+  it('reads flags into options with usage errors (--os and --cpus: test/cli/option-values.test.ts)', () => {
+    expect(ciRamdiskOptions({ size: 20 * GiB, path: '/m' }, 6)).toEqual({
       os: 'linux',
       size: 20 * GiB,
       path: '/m',
       cpus: 6,
     });
-    expect(() => ciRamdiskOptions({ os: 'macos', size: '1g', path: '/m' })).toThrow(/--os macos/);
     expect(() => ciRamdiskOptions({ path: '/m' })).toThrow(/--size is required/);
-    expect(() => ciRamdiskOptions({ size: 'lots', path: '/m' })).toThrow(/--size lots/);
-    expect(() => ciRamdiskOptions({ size: '1g', path: '/m', cpus: '0' })).toThrow(/--cpus/);
     expect(ciJobs(8)).toEqual({ build: 8, test: 16 });
   });
 });
