@@ -1,9 +1,9 @@
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { collectSpace } from '../analyze/space-read.js';
 import { EXIT_OK } from '../errors.js';
 import { renderSpace } from '../report/space.js';
 import { setup } from './common.js';
-import { OPTIONS } from './options.js';
+import { addOptions } from './options.js';
 
 interface SpaceFlags {
   save?: string;
@@ -17,9 +17,7 @@ export function registerSpace(program: Command): void {
     .description(
       "where TMPDIR's bytes are: per recipe and subfolder (unique vs shared hard links), stale work dirs, growth against a saved scan",
     );
-  for (const spec of OPTIONS.filter((o) => o.scope !== 'global' && o.scope.includes('space')))
-    cmd.addOption(new Option(spec.flags, spec.description));
-  cmd.action(async (pns: string[], flags: SpaceFlags, command: Command) => {
+  addOptions(cmd, 'space').action(async (pns: string[], flags: SpaceFlags, command: Command) => {
     const { out, load } = setup(command, { askBitbake: false });
     const result = await collectSpace(load, {
       pns,
