@@ -5,6 +5,8 @@
 export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
 export const EXIT_USAGE = 2;
+/** Nothing to analyse yet: no TMPDIR, no buildstats, no recorded run (build something first). */
+export const EXIT_NOTHING_YET = 3;
 
 export class RambakeError extends Error {
   readonly exitCode: number;
@@ -40,6 +42,13 @@ export class NotABuildDirError extends RambakeError {
 export class UsageError extends RambakeError {
   constructor(message: string, hint?: string) {
     super(message, { exitCode: EXIT_USAGE, ...(hint ? { hint } : {}) });
+  }
+}
+
+/** The build has not produced what a command reads yet; not an error in what was asked. */
+export class NothingYetError extends RambakeError {
+  constructor(message: string, hint?: string) {
+    super(message, { exitCode: EXIT_NOTHING_YET, ...(hint ? { hint } : {}) });
   }
 }
 

@@ -14,7 +14,7 @@ import { loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { type BuildstatsBuildRef, listBuilds, readBuildstatsBuild } from '../bitbake/buildstats.js';
 import { readLines } from '../bitbake/lines.js';
-import { UsageError } from '../errors.js';
+import { NothingYetError, UsageError } from '../errors.js';
 import { keptPaths } from '../plan/revert-aftermath.js';
 import { planFor } from '../plan/sizing.js';
 import { parseTimeline, readTimeline, type Timeline } from '../watch/timeline-file.js';
@@ -88,7 +88,7 @@ async function buildstatsOnly(bd: BuildDir, options: ReportOptions, cwd: string)
   const refs = await listAllBuilds(bd);
   const newest = refs[refs.length - 1];
   if (!newest)
-    throw new UsageError(
+    throw new NothingYetError(
       `no recorded run in ${runsDir(bd.topdir)} and no buildstats in ${[bd.paths.buildstatsBase, keptPaths(bd.topdir).buildstats].join(' or ')}`,
       'record one with `rambake run -- bitbake <target>`, or name a timeline: rambake report RUN.jsonl',
     );

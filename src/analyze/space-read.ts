@@ -6,7 +6,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
 import type { LoadOptions } from '../bitbake/builddir-types.js';
-import { RambakeError, UsageError } from '../errors.js';
+import { NothingYetError, RambakeError, UsageError } from '../errors.js';
 import { InodeSet, scanTree } from '../system/du.js';
 import { readTextSync } from '../system/read-file.js';
 import { analyzeSpace, SPACE_SCHEMA_VERSION, type SpaceReport, type WorkdirFacts } from './space.js';
@@ -48,7 +48,7 @@ export async function scanSpace(
   options: { workers?: number } = {},
 ): Promise<SpaceReport> {
   if (!existsSync(tmpdir))
-    throw new UsageError(
+    throw new NothingYetError(
       `TMPDIR ${tmpdir} does not exist`,
       'build something first, or check TMPDIR (rambake status)',
     );

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_CHURN_BUILDS } from '../analyze/churn.js';
 import { collectChurn } from '../analyze/churn-read.js';
-import { EXIT_FINDINGS, EXIT_OK } from '../errors.js';
+import { EXIT_FINDINGS, EXIT_NOTHING_YET, EXIT_OK } from '../errors.js';
 import { renderChurn } from '../report/churn.js';
 import { setup } from './common.js';
 import { addOptions } from './options.js';
@@ -22,6 +22,6 @@ export function registerChurn(program: Command): void {
     const report = await collectChurn(load, { builds });
     if (out.json) out.document(report);
     else for (const line of renderChurn(report, out.colors)) out.line(line);
-    process.exitCode = report.churn ? EXIT_FINDINGS : EXIT_OK;
+    process.exitCode = report.builds.length === 0 ? EXIT_NOTHING_YET : report.churn ? EXIT_FINDINGS : EXIT_OK;
   });
 }
