@@ -164,19 +164,17 @@ export async function loadGraphAndHistory(
 
 /**
  * Per-recipe sizes, measured only (nothing published): recorded work-dir peaks over every
- * run; else what the footprint says each recipe held; else, from buildstats alone, the bytes
- * its tasks wrote (IO wchar; do_fetch writes to DL_DIR and is left out), an upper bound.
+ * run, else what the footprint says each recipe held. Buildstats alone give none: their `IO
+ * wchar` counts the task's own process, not the shell commands it runs (tiny-giant's 8 MiB
+ * written by dd never shows), so it is no size; the known giants are named instead.
  */
 export function recipePeaks(history: History): { peaks: Map<string, number>; what: string } {
   const workdirs = recipeWorkdirPeaks(history.workdirPeaks);
   if (workdirs.size > 0) return { peaks: workdirs, what: 'largest measured work-dir peak' };
-  const held = history.footprint?.recipePeaks;
-  if (held && held.size > 0) return { peaks: new Map(held), what: 'largest footprint in the recorded run' };
-  const written = new Map<string, number>();
-  for (const s of history.times.spans)
-    if (s.wchar !== undefined && s.task !== 'do_fetch' && s.task !== 'do_rm_work')
-      written.set(s.pn, (written.get(s.pn) ?? 0) + s.wchar);
-  return { peaks: written, what: 'most bytes written by its tasks (buildstats IO wchar; no run recorded)' };
+  return {
+    peaks: new Map(history.footprint?.recipePeaks ?? []),
+    what: 'largest footprint in the recorded run',
+  };
 }
 
 /** `rambake steps TARGET…`. */

@@ -7,9 +7,12 @@ import { type Colors, formatBytes, formatCount, renderTable } from './format.js'
 
 export function renderPlan(plan: RamPlan, c: Colors): string[] {
   const out: string[] = [];
-  const basis = plan.sources.history
-    ? `measured: ${plan.sources.runs} recorded run(s), ${plan.sources.buildstats} buildstats build(s)`
-    : `published figures for ${plan.sources.published}`;
+  const basis =
+    plan.sources.need === 'recorded-run'
+      ? `measured: ${plan.sources.runs} recorded run(s), ${plan.sources.buildstats} buildstats build(s)`
+      : plan.sources.need === 'tmpdir-tmpfs'
+        ? 'measured: a build that completed on the tmpfs TMPDIR is on now'
+        : `published figures for ${plan.sources.published}`;
   out.push(`${c.bold('RAM plan')}  ${plan.topdir}  ${c.dim(`(scope ${plan.tmpfs.scope}; ${basis})`)}`);
   out.push('');
   const reserve = plan.reserve;

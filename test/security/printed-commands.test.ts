@@ -63,6 +63,9 @@ describe('printed commands survive pasting', () => {
       {
         schemaVersion: 1,
         target: 'core-image-minimal',
+        targets: ['core-image-minimal'],
+        needed: true,
+        why: 'does not fit',
         steps: [evil],
         reasons: [],
         graph: 'none',
