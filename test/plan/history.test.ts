@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { percentile, readHistory } from '../../src/plan/history.js';
 import { needFromHistory } from '../../src/plan/sizing-need.js';
 import { parseTimeline as parseTimelineText } from '../../src/watch/timeline-file.js';
-import { readRecordedRun as readRun, recordedRunFrom } from '../../src/watch/timeline-runs.js';
+import {
+  commandTargets,
+  readRecordedRun as readRun,
+  recordedRunFrom,
+} from '../../src/watch/timeline-runs.js';
 import { ROOT } from '../helpers/exec.js';
 import { GiB, MiB, makeBuildDir, makeHistory } from './fixture.js';
 
@@ -105,6 +109,37 @@ describe('readHistory', () => {
     expect(h).toMatchObject({ runs: [], workdirPeaks: {}, times: { builds: [], spans: [] } });
     expect(h.run).toBeUndefined();
     expect(h.notes.join('\n')).toMatch(/no recorded run/);
+  });
+});
+
+describe('the targets of a recorded run', () => {
+  it('are every target of the command, not its last word', () => {
+    expect(commandTargets(['bitbake', 'hello-data', 'os-release'])).toEqual(['hello-data', 'os-release']);
+    expect(
+      commandTargets(['runuser', '-u', 'b', '--', '/srv/poky/bitbake/bin/bitbake', '-k', 'a', 'b']),
+    ).toEqual(['a', 'b']);
+    expect(commandTargets(['bitbake', '-c', 'cleansstate', 'zlib'])).toEqual(['zlib']);
+    expect(commandTargets(['bitbake', '-R', 'extra.conf', 'core-image-sato', '--continue'])).toEqual([
+      'core-image-sato',
+    ]);
+  });
+
+  it('of a run in steps are those of its last command', () => {
+    const header = {
+      type: 'header',
+      schemaVersion: 1,
+      startedAt: '2026-12-03T12:00:00.000Z',
+      buildDir: '/b',
+      tmpdir: '/b/tmp',
+      tmpfs: { mountPoint: '/b/tmp', fsType: 'tmpfs', source: 'rambake-x' },
+      host: { memTotal: 0, swapTotal: 0, cpus: 1 },
+      command: ['bitbake', 'linux-yocto', 'bitbake', 'a', 'b'],
+      steps: [
+        ['bitbake', 'linux-yocto'],
+        ['bitbake', 'a', 'b'],
+      ],
+    };
+    expect(parseTimeline(JSON.stringify(header)).targets).toEqual(['a', 'b']);
   });
 });
 
