@@ -190,9 +190,9 @@ function giantRule(r: Report, peaks: readonly RecipePeak[]): Recommendation[] {
   }));
 }
 
-/** The command that built the targets: the last step of a run in steps, else the command. */
+/** The command that built the targets: the last of a run in steps (run or not), else the command. */
 function lastCommand(r: Report): string[] {
-  return r.steps.at(-1)?.command ?? r.run.command ?? [];
+  return r.run.commands.at(-1) ?? r.run.command ?? [];
 }
 
 /** churn: do_package_setscene redundant in two or more builds (rambake churn has the causes). */

@@ -18,6 +18,8 @@ export interface ReportRun {
   /** Time of the last line with a time. */
   endedAt: number | null;
   command: string[] | null;
+  /** The commands the run ran: the steps of `rambake run --steps`, else the command alone. */
+  commands: string[][];
   /** The last target of the command (kept for older readers: `targets` has them all). */
   target: string | null;
   /** Every target of the build: the command's, or the last step's for a run in steps. */

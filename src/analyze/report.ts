@@ -7,7 +7,7 @@ import { splitPF } from '../bitbake/pf.js';
 import type { Timeline } from '../watch/timeline-file.js';
 import type { TimelineSample } from '../watch/timeline-types.js';
 import { recommend } from './report-rules.js';
-import { briefRun, describeSteps, stopOf, targetsOf } from './report-steps.js';
+import { briefRun, commandsOf, describeSteps, stopOf, targetsOf } from './report-steps.js';
 import {
   type FillSeries,
   REPORT_SCHEMA_VERSION,
@@ -139,6 +139,7 @@ function describeRun(input: ReportInput): ReportRun {
     startedAt: Number.isFinite(started) ? started : times.length > 0 ? Math.min(...times) : null,
     endedAt: times.length > 0 ? Math.max(...times) : null,
     command,
+    commands: commandsOf(input.timeline),
     target: targets.at(-1) ?? null,
     targets,
     buildDir: header?.buildDir ?? null,

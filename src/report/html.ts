@@ -19,7 +19,7 @@ export function renderHtml(r: Report, template: string): string {
   const measured = r.run.source === 'run';
   const body = [
     `<h1>${e(title)}</h1>`,
-    `<p class="sub">${e(r.run.command ? renderShellCommand(r.run.command) : '')} · ${e(formatWhen(r.run.startedAt, null))} · <span class="mono">${e(r.run.file)}</span></p>`,
+    `<p class="sub">${e(r.run.commands.map(renderShellCommand).join(', then '))} · ${e(formatWhen(r.run.startedAt, null))} · <span class="mono">${e(r.run.file)}</span></p>`,
     measured
       ? cards(r)
       : '<p class="note" id="no-run">No recorded run: CPU, churn and sstate reuse come from buildstats alone; record one with <span class="mono">rambake run -- bitbake TARGET</span> for the fill over time, the peaks and the lingering dirs.</p>',

@@ -27,7 +27,8 @@ export function reportTitle(r: Report): string {
   if (r.run.source === 'buildstats')
     return `rambake report: buildstats ${r.run.builds.join(' ')} (no recorded run)`;
   const targets = r.run.targets.length > 0 ? r.run.targets.join(' ') : r.run.file;
-  return `rambake report: ${targets}${r.steps.length > 1 ? ` in ${r.steps.length} steps` : ''}`;
+  const n = r.run.commands.length;
+  return `rambake report: ${targets}${n > 1 ? ` in ${n} steps` : ''}`;
 }
 
 /** 'ok', 'stopped by the disk monitor: …', 'failed: …', or '-' when unknown. */
@@ -84,7 +85,10 @@ function renderRun(r: Report, c: Colors): string[] {
     ...indent(
       renderTable([
         ['run', run.file],
-        ['command', run.command ? renderShellCommand(run.command) : '-'],
+        [
+          run.commands.length > 1 ? 'commands' : 'command',
+          run.commands.length > 0 ? run.commands.map(renderShellCommand).join(', then ') : '-',
+        ],
         ['targets', run.targets.join(' ') || '-'],
         ['started', formatWhen(run.startedAt, null)],
         ['lasted', `${span}, ${run.samples} samples`],

@@ -16,7 +16,7 @@ import {
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectReport } from '../../src/analyze/report-read.js';
-import { UsageError } from '../../src/errors.js';
+import { NothingYetError, UsageError } from '../../src/errors.js';
 import { makeColors } from '../../src/report/format.js';
 import { renderReportText } from '../../src/report/report-text.js';
 import { tempDir } from '../helpers/exec.js';
@@ -81,12 +81,13 @@ describe('report from buildstats alone', () => {
     expect(t).not.toContain('Lingering');
   });
 
-  it('with neither a run nor buildstats: a usage error naming both places', async () => {
+  it('with neither a run nor buildstats: nothing yet, naming both places', async () => {
     const b = setup();
     rmSync(join(b.topdir, 'rambake'), { recursive: true });
     rmSync(join(b.topdir, 'tmp', 'buildstats'), { recursive: true });
     const err = await collectReport(confOnly(b.topdir), { plan: false }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UsageError);
+    // Exit 3: nothing to analyse yet (README's exit-code table).
+    expect(err).toBeInstanceOf(NothingYetError);
     expect((err as Error).message).toMatch(
       /no recorded run in .*rambake\/runs and no buildstats in .*rambake-keep\/buildstats/,
     );
@@ -129,6 +130,40 @@ describe('targets and the printed command', () => {
       ...command,
     ]);
     expect(existsSync(canary)).toBe(false);
+  });
+
+  it('a run in steps stopped at its first step: the command printed is still the whole build', async () => {
+    const b = setup();
+    const steps = [
+      ['bitbake', 'linux-yocto'],
+      ['bitbake', 'core-image-minimal'],
+    ];
+    editRun(b.run, (lines) => {
+      const out = lines.map((l) => (l.type === 'header' ? { ...l, command: steps.flat(), steps } : l));
+      const t = out[1]!.t as number;
+      out.splice(1, 0, { type: 'step-start', t, index: 0, command: steps[0] });
+      out.splice(out.length - 1, 0, {
+        type: 'step-end',
+        t: 1764513060000,
+        index: 0,
+        command: steps[0],
+        exitCode: 1,
+      });
+      return out;
+    });
+    const r = await collectReport(confOnly(b.topdir), { plan: false });
+    expect(r.run.commands).toEqual(steps);
+    expect(r.run.targets).toEqual(['core-image-minimal']);
+    expect(r.steps.map((s) => [s.index, s.exitCode])).toEqual([[0, 1]]);
+    expect(r.run.stopped).toEqual({ kind: 'failed', message: 'step 1 exited with 1' });
+    const giant = r.recommendations.filter((x) => x.rule === 'steps-giant').at(-1)!;
+    expect(giant.text).toMatch(/-- bitbake core-image-minimal$/);
+    const t = text(r);
+    expect(t.split('\n')[0]).toBe('rambake report: core-image-minimal in 2 steps');
+    expect(t).toMatch(/commands +bitbake linux-yocto, then bitbake core-image-minimal/);
+    expect(t).toMatch(
+      /Steps \(1\)\n +step +peak +outcome +command\n +1 +\S+ \S+ +exit 1 +bitbake linux-yocto/,
+    );
   });
 
   it('a run recorded without a command prints no made-up one', async () => {
