@@ -34,7 +34,7 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const debug = process.argv.includes('--debug');
+const debug = process.argv.includes('--debug') || process.argv.includes('-D');
 const program = await buildProgram();
 
 try {

@@ -1,5 +1,7 @@
 // One table for every flag: it drives commander, --help, and the README's options list
-// (a test checks that the README names each one).
+// (a test checks that the README names each one). Short forms follow BitBake's where it has the
+// same idea (-n dry run, -f force, -D debug; -B is rambake's build directory), plus -s for a
+// size and -i for the sampling interval.
 
 import { type Command, Option } from 'commander';
 import { DEFAULT_CHURN_BUILDS } from '../analyze/churn.js';
@@ -31,7 +33,7 @@ export const OPTIONS: OptionSpec[] = [
     description: 'no colour even on a terminal (NO_COLOR is honoured too)',
     scope: 'global',
   },
-  { flags: '--debug', description: 'show stack traces for unexpected errors', scope: 'global' },
+  { flags: '-D, --debug', description: 'show stack traces for unexpected errors', scope: 'global' },
   {
     flags: '--no-bitbake',
     description: 'do not ask BitBake (bitbake -e) or the event log; read the conf files only',
@@ -51,7 +53,8 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     flags: '--steps <list>',
-    description: 'build these targets first, one at a time (`auto`: rambake steps decides), comma-separated',
+    description:
+      'targets built one at a time before the rest, comma-separated (`auto`: rambake steps decides); run builds them, plan --predict sizes the build as if it did',
     scope: ['plan', 'run'],
   },
   {
@@ -73,7 +76,7 @@ export const OPTIONS: OptionSpec[] = [
     scope: ['plan', 'apply'],
   },
   {
-    flags: '--size <size>',
+    flags: '-s, --size <size>',
     description: 'use this tmpfs size instead of choosing one (e.g. 24g)',
     scope: ['plan', 'apply'],
     parse: byteSize,
@@ -90,7 +93,12 @@ export const OPTIONS: OptionSpec[] = [
     choices: ['linux', 'freebsd'],
     defaultValue: 'linux',
   },
-  { flags: '--size <size>', description: 'RAM disk size (e.g. 20g)', scope: ['ci-ramdisk'], parse: byteSize },
+  {
+    flags: '-s, --size <size>',
+    description: 'RAM disk size (e.g. 20g)',
+    scope: ['ci-ramdisk'],
+    parse: byteSize,
+  },
   { flags: '--path <dir>', description: 'where the RAM disk is mounted (absolute)', scope: ['ci-ramdisk'] },
   {
     flags: '--copy-from <dir>',
@@ -128,7 +136,7 @@ export const OPTIONS: OptionSpec[] = [
     scope: ['run'],
   },
   {
-    flags: '--interval <seconds>',
+    flags: '-i, --interval <seconds>',
     description: 'seconds between samples of the TMPDIR file system and the busy work dirs',
     scope: ['watch', 'run'],
     defaultValue: 2,
@@ -146,7 +154,7 @@ export const OPTIONS: OptionSpec[] = [
     scope: ['watch'],
   },
   {
-    flags: '--dry-run',
+    flags: '-n, --dry-run',
     description: 'print the conf diff and the mount commands; change nothing',
     scope: ['apply'],
   },
@@ -159,7 +167,7 @@ export const OPTIONS: OptionSpec[] = [
     defaultValue: 'auto',
   },
   {
-    flags: '--force',
+    flags: '-f, --force',
     description:
       'overwrite (apply) or remove (revert) a managed block that was edited by hand; apply a plan that does not fit',
     scope: ['apply', 'revert'],
