@@ -1,5 +1,5 @@
 // Runs fuzz cases against the built CLI, each in its own process with a time limit and a memory
-// cap, and sorts the outcomes: a documented exit code (0, 1, 2 — README's exit-code table) with
+// cap, and sorts the outcomes: a documented exit code (0, 1, 2, 3 — README's exit-code table) with
 // no stack trace is fine; a time-out is a hang; a signal, another exit code, "unexpected error",
 // a stack trace or JSON that does not parse is a crash. Used by fuzz.test.ts (CI, bounded) and
 // scripts/fuzz.mjs (`npm run fuzz`, longer).
@@ -50,7 +50,8 @@ export interface FuzzCounts {
   seconds: number;
 }
 
-const DOCUMENTED_EXITS = new Set([0, 1, 2]);
+// README "Exit codes and errors": 3 is "nothing to analyse yet" (no TMPDIR, no buildstats, no run).
+const DOCUMENTED_EXITS = new Set([0, 1, 2, 3]);
 const STACK = /^\s+at .+(:\d+:\d+\)?|\(native\)|<anonymous>\)?)$/m;
 const CAPTURE = 64 * 1024;
 
