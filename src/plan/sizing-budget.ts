@@ -86,11 +86,15 @@ export function chooseBudget(b: BudgetInput): BudgetChoice {
     if (found) return found;
   }
   const swap = b.swapFree > 0;
-  const room = roomFor(b, b.minJobs, swap);
+  // A size the user fixed that RAM holds beside every job: fewer jobs would not make the build
+  // fit it (it is the size, not the RAM, that is short), only slow the build (or its steps).
+  const keepJobs = b.fixedSize !== undefined && b.fixedSize <= roomFor(b, b.jobs, swap);
+  const jobs = keepJobs ? b.jobs : b.minJobs;
+  const room = roomFor(b, jobs, swap);
   return {
     fits: false,
     size: b.fixedSize ?? roundDownGiB(room),
-    jobs: b.minJobs,
+    jobs,
     giantsOnDisk: b.hasGiants,
     swapHelps: swap,
     room,
