@@ -101,7 +101,8 @@ export function renderAreaChart(chart: AreaChart): string {
     // Off the scale: said in words at the top instead of squashing the data to the bottom.
     const times = `${(limit.bytes / dataTop).toFixed(limit.bytes / dataTop < 10 ? 1 : 0)}×`;
     parts.push(
-      `<text class="limit-label limit-off" x="${W - PAD.right - 4}" y="${PAD.top + 10}" text-anchor="end">${escapeHtml(`${limit.label}: above this scale (${times} the top)`)}</text>`,
+      // Top left: a build's start is low, and the peak's own label sits right of its mark.
+      `<text class="limit-label limit-off" x="${PAD.left + 6}" y="${PAD.top + 10}" text-anchor="start">${escapeHtml(`${limit.label}: above this scale (${times} the top)`)}</text>`,
     );
   }
   for (const p of chart.phases ?? []) {
