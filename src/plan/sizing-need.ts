@@ -95,6 +95,7 @@ export function needFromTmpdir(
   facts: BuildFacts,
   history: History,
   scope: PlanScope,
+  notes?: PlanReason[],
 ): Need | undefined {
   const tmp = facts.paths.tmpdir;
   const mount = tmp?.mount;
@@ -102,9 +103,17 @@ export function needFromTmpdir(
     return undefined;
   const size = mount.sizeBytes ?? tmp.fs?.totalBytes;
   const built = history.newestBuild;
-  if (size === undefined || !built?.completed || !built.dir.startsWith(`${bd.paths.tmpdir}/`))
-    return undefined;
   const used = tmp.fs ? tmp.fs.totalBytes - tmp.fs.freeBytes : undefined;
+  if (size === undefined) return undefined;
+  if (!built?.completed || !built.dir.startsWith(`${bd.paths.tmpdir}/`)) {
+    // Not a proof of fit; said beside the published figure so the measured state is not hidden.
+    notes?.push({
+      topic: 'tmpdir',
+      text: `TMPDIR is on a ${formatBytes(size)} tmpfs${used === undefined ? '' : ` with ${formatBytes(used)} used now`}, but no build is known to have completed on it (${built ? `the newest buildstats, ${built.name}, ${built.completed ? 'are not on it' : 'did not complete'}` : 'no buildstats'}), so it does not size the need`,
+      figures: { sizeBytes: size, ...(used === undefined ? {} : { usedBytes: used }) },
+    });
+    return undefined;
+  }
   return {
     bytes: size,
     ...(mount.nrInodes === undefined ? {} : { inodes: mount.nrInodes }),

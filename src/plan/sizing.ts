@@ -34,7 +34,13 @@ import {
   needFromTmpdir,
   stepEstimate,
 } from './sizing-need.js';
-import { type History, PLAN_SCHEMA_VERSION, type PlanOptions, type RamPlan } from './sizing-types.js';
+import {
+  type History,
+  PLAN_SCHEMA_VERSION,
+  type PlanOptions,
+  type PlanReason,
+  type RamPlan,
+} from './sizing-types.js';
 import { blockValueProblems, sanityProblems } from './tmpdir-path.js';
 
 export { tmpfsSizeOption } from './sizing-budget.js';
@@ -57,9 +63,10 @@ export function planRamBuild(input: PlanInput): RamPlan {
   const path = mountPath(bd, opts);
   const host = explainHost(bd, facts, opts);
   const { entry, matched } = publishedFor(opts.target);
+  const tmpdirNotes: PlanReason[] = [];
   const need =
     needFromHistory(history, scope) ??
-    needFromTmpdir(bd, input.facts, history, scope) ??
+    needFromTmpdir(bd, input.facts, history, scope, tmpdirNotes) ??
     needFromPublished(entry, matched, scope, opts.target);
   const perJobBytes = history.compile?.p90Bytes ?? entry.perJobBytes;
   const budgetBase = {
@@ -96,6 +103,7 @@ export function planRamBuild(input: PlanInput): RamPlan {
   const reasons = [
     ...host.reasons,
     need.reason,
+    ...(need.source === 'published' ? tmpdirNotes : []),
     ...explainBudget({
       choice,
       need: need.bytes,

@@ -56,6 +56,10 @@ describe('plan: measured before published', () => {
       const p = plan(h);
       expect(p.sources).toMatchObject({ need: 'published', published: 'core-image-sato' });
       expect(p.need.bytes).toBe(Math.ceil(22 * GiB * 1.25));
+      // The tmpfs and its use are still said, beside the published figure.
+      expect(p.reasons.find((r) => r.topic === 'tmpdir')?.text).toMatch(
+        /TMPDIR is on a 3\.00 GiB tmpfs with 73\.4 MiB used now, but no build is known to have completed on it/,
+      );
     }
   });
 
