@@ -2,23 +2,35 @@
 // TMPDIR: work/<arch>/<pn>/<pv>/{build,image,package,packages-split,recipe-sysroot,temp},
 // recipe sysroots hard-linked from sysroots-components/, packages-split hard-linked from
 // package/. About 1,000 entries per recipe; RAMBAKE_BENCH_FILES scales the total (default
-// 1,000,000, the size the goal is stated for: about 40 s to make, 2 s per du run here).
+// 1,000,000, the size the goals are stated for).
 // The tree is made by one child process per CPU (components first, then the work dirs that
 // link to them). Caches cannot be dropped, so one unmeasured round warms them for every tool;
-// then RAMBAKE_BENCH_ROUNDS rounds (default 5) run du, scanTree and single-threaded scanTree,
-// alternating their order, and each figure is the median. Goal: scanner wall time ≤ 1.0× du
-// on 2 cores, bytes identical. The load average is printed: other work on the machine
-// lowers the scanner's share of the second core more than it slows du.
+// then RAMBAKE_BENCH_ROUNDS rounds (default 3) run du and the scanner, each as its own
+// process, alternating their order; each figure is the median. Then the same rounds again with
+// a CPU hog (a busy loop) beside them, as when the build or another job holds a core.
+// Per run: wall time, CPU seconds of the process and its children (the scanner's find
+// processes; from this process's cutime/cstime), peak RSS (the scanner's VmHWM).
+// Goals: wall ≤ 1.0× du (≤ 1.2× with the hog), CPU ≤ 1.5× du, ≤ 64 MB, bytes identical.
+//
+// Mechanisms measured and rejected (1M entries, this 2-CPU machine, load 13–18 from other jobs,
+// CPU seconds, du 2.6–3.5 s in the same runs):
+// - lstatSync by absolute path on worker threads (the scanner until 2026-12): 2.4× du's CPU on
+//   a quiet machine, 141 MB; the kernel resolves every path from / and V8 makes a Stats each.
+// - find printing depth and path for every entry: 4.2–4.7 s for find alone (its -printf costs
+//   more user time than du's whole walk); kept only for grouped scans (`space`), where the path
+//   of directories names the groups.
+// - the same reader on a Set of inode numbers and a new 512 KiB batch per 16k links: 73–80 MB.
+// Chosen: find with -mindepth 1 and three short records (d<blocks>, <blocks>, l<blocks> dev
+// ino), 2 processes on subtrees, this thread reading: 4.7–4.8 s CPU, 60 MB (see the table).
 
-import { existsSync, linkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import type { BenchRow } from './types.js';
-
-type DuModule = typeof import('../src/system/du.js');
 
 const ARCHES = ['core2-64-poky-linux', 'x86_64-linux', 'qemux86_64-poky-linux', 'all-poky-linux'];
 const PER_RECIPE = 1000;
@@ -105,95 +117,222 @@ async function makeTree(root: string, recipes: number): Promise<void> {
   }
 }
 
-async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const start = performance.now();
-  const value = await run();
-  return { ms: performance.now() - start, value };
-}
-
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
+/** CPU seconds of this process's waited-for children (and theirs), from /proc/self/stat. */
+function childCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100; // cutime + cstime, USER_HZ 100
+}
+
+interface Run {
+  ms: number;
+  /** CPU seconds of the process and its children. */
+  cpu: number;
+  bytes: number;
+  rssKiB?: number;
+  /** The scanner's: CPU seconds of the scan itself (without Node's start-up). */
+  scanCpu?: number;
+}
+
+function runProcess(argv: string[]): { run: Omit<Run, 'bytes'>; stdout: string } {
+  const cpu0 = childCpuSeconds();
+  const t0 = performance.now();
+  const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`${argv.join(' ')}: ${r.stderr}`);
+  return { run: { ms, cpu: childCpuSeconds() - cpu0 }, stdout: r.stdout };
+}
+
+const SCAN_CHILD = `
+  const [moduleUrl, rssUrl, root, engine, depth] = process.argv.slice(1);
+  const { scanTree } = await import(moduleUrl);
+  const { peakRssKiB } = await import(rssUrl);
+  const { readFileSync } = await import('node:fs');
+  const childTicks = () => {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[13]) + Number(f[14]);
+  };
+  const [cpu0, ticks0] = [process.cpuUsage(), childTicks()];
+  const r = await scanTree(root, { engine: engine === 'default' ? undefined : engine, groupDepth: Number(depth) });
+  const own = process.cpuUsage(cpu0);
+  // The scan's CPU: this thread's and its find processes' (Node's own start-up is not the scan's).
+  const scanCpu = (own.user + own.system) / 1e6 + (childTicks() - ticks0) / 100;
+  process.stdout.write(JSON.stringify({ bytes: r.bytes, groups: r.groups.size, rssKiB: peakRssKiB(), scanCpu }));`;
+
 export default async function benchDu(): Promise<BenchRow[]> {
   const wanted = Number(process.env.RAMBAKE_BENCH_FILES ?? 1_000_000);
-  const rounds = Math.max(3, Number(process.env.RAMBAKE_BENCH_ROUNDS ?? 5));
+  const rounds = Math.max(1, Number(process.env.RAMBAKE_BENCH_ROUNDS ?? 3));
   const recipes = Math.max(2, Math.round(wanted / PER_RECIPE));
-  // Measure what users run (dist/) when it is built; the TypeScript source otherwise.
+  // Measure what users run (dist/): `npm run bench` builds it first.
   const built = new URL('../dist/system/du.js', import.meta.url);
-  const du: DuModule = existsSync(built) ? await import(built.href) : await import('../src/system/du.js');
+  if (!existsSync(built)) throw new Error('bench du: run `npm run bench` (it builds dist/ first)');
+  const rssUrl = new URL('../dist/system/peak-rss.js', import.meta.url).href;
   const root = await mkdtemp(join(tmpdir(), 'rambake-bench-du-'));
   try {
-    const created = await timed(() => makeTree(root, recipes));
-    const runDu = async () => Number((await execa('du', ['-sB1', root])).stdout.split('\t')[0]);
-    const tools = {
-      du: runDu,
-      scan: async () => (await du.scanTree(root)).bytes,
-      one: async () => (await du.scanTree(root, { workers: 0 })).bytes,
+    const t0 = performance.now();
+    await makeTree(root, recipes);
+    const createdMs = performance.now() - t0;
+    const du = (): Run => {
+      const { run, stdout } = runProcess(['du', '-sB1', root]);
+      return { ...run, bytes: Number(stdout.split('\t')[0]) };
     };
-    type Tool = keyof typeof tools;
-    const measured: Record<Tool, number[]> = { du: [], scan: [], one: [] };
-    const bytes: Record<Tool, Set<number>> = { du: new Set(), scan: new Set(), one: new Set() };
-    const loadBefore = loadavg()[0]!;
-    // Round 0 warms the caches and is not measured; later rounds alternate the order.
-    for (let round = 0; round <= rounds; round++) {
-      const order = Object.keys(tools) as Tool[];
-      if (round % 2 === 1) order.reverse();
-      for (const tool of order) {
-        const { ms, value } = await timed(tools[tool]);
-        bytes[tool].add(value);
-        if (round > 0) measured[tool].push(ms);
+    const scan = (engine = 'default', depth = 0): Run => {
+      const argv = [
+        process.execPath,
+        '--input-type=module',
+        '-e',
+        SCAN_CHILD,
+        built.href,
+        rssUrl,
+        root,
+        engine,
+        String(depth),
+      ];
+      const { run, stdout } = runProcess(argv);
+      const out = JSON.parse(stdout) as { bytes: number; rssKiB: number; scanCpu: number };
+      return { ...run, bytes: out.bytes, rssKiB: out.rssKiB, scanCpu: out.scanCpu };
+    };
+    const alternate = (label: string) => {
+      const runs: { du: Run[]; scan: Run[] } = { du: [], scan: [] };
+      for (let round = 0; round < rounds; round++) {
+        if (round % 2 === 0) {
+          runs.du.push(du());
+          runs.scan.push(scan());
+        } else {
+          runs.scan.push(scan());
+          runs.du.push(du());
+        }
       }
+      const each = (list: Run[]) =>
+        list.map((r) => `${Math.round(r.ms)} ms/${r.cpu.toFixed(2)} s`).join(', ');
+      process.stderr.write(`${label}: du ${each(runs.du)}; scanner ${each(runs.scan)}\n`);
+      return runs;
+    };
+    // Round 0 warms the caches for every tool and is not counted.
+    du();
+    scan();
+    const loadQuiet = loadavg()[0]!.toFixed(2);
+    const quiet = alternate('no hog');
+    const loadQuietEnd = loadavg()[0]!.toFixed(2);
+    const threads = scan('threads');
+    const grouped = scan('default', 4);
+    const hog = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+    let busy: ReturnType<typeof alternate>;
+    const loadHog = loadavg()[0]!.toFixed(2);
+    try {
+      busy = alternate('CPU hog beside');
+    } finally {
+      hog.kill();
     }
-    const loadAfter = loadavg()[0]!;
-    const [duMs, scanMs, oneMs] = [median(measured.du), median(measured.scan), median(measured.one)];
+    const loadHogEnd = loadavg()[0]!.toFixed(2);
     const files = recipes * PER_RECIPE;
-    const each = (tool: Tool) => measured[tool].map((ms) => Math.round(ms)).join('/');
-    process.stderr.write(`du ${each('du')} ms; scanTree ${each('scan')}; one thread ${each('one')}\n`);
-    const [duBytes] = [...bytes.du];
-    const identical = bytes.du.size === 1 && bytes.scan.size === 1 && bytes.one.size === 1;
-    const same = identical && bytes.scan.has(duBytes!) && bytes.one.has(duBytes!);
+    const all = [...quiet.du, ...quiet.scan, ...busy.du, ...busy.scan, threads, grouped];
+    const same = all.every((r) => r.bytes === quiet.du[0]!.bytes);
+    const m = (list: Run[], key: 'ms' | 'cpu' | 'scanCpu') => median(list.map((r) => r[key] ?? r.cpu));
+    const rss = Math.max(...quiet.scan.map((r) => r.rssKiB ?? 0)) / 1024;
+    const ratioRow = (
+      metric: string,
+      value: number,
+      ref: number,
+      unit: string,
+      goal: string,
+      limit: number,
+      load: string,
+    ): BenchRow => ({
+      bench: 'du',
+      metric,
+      value: unit === 's' ? Number(value.toFixed(2)) : Math.round(value),
+      unit,
+      kind: 'measured',
+      reference: unit === 's' ? Number(ref.toFixed(2)) : Math.round(ref),
+      refName: 'du -sB1',
+      ratio: value / ref,
+      goal,
+      ok: value <= ref * limit,
+      load,
+    });
     return [
       {
         bench: 'du',
         metric: `create ~${files} entries (Yocto-shaped)`,
-        value: Math.round(created.ms),
+        value: Math.round(createdMs),
         unit: 'ms',
+        kind: 'measured',
+      },
+      ratioRow(
+        `scanner wall, median of ${rounds}`,
+        m(quiet.scan, 'ms'),
+        m(quiet.du, 'ms'),
+        'ms',
+        '≤ 1.0× du',
+        1.0,
+        `${loadQuiet}–${loadQuietEnd}`,
+      ),
+      ratioRow(
+        `scanner wall, CPU hog beside, median of ${rounds}`,
+        m(busy.scan, 'ms'),
+        m(busy.du, 'ms'),
+        'ms',
+        '≤ 1.2× du',
+        1.2,
+        `${loadHog}–${loadHogEnd}`,
+      ),
+      ratioRow(
+        `scanner CPU: the scan + its find children (whole process ${m(quiet.scan, 'cpu').toFixed(2)} s)`,
+        m(quiet.scan, 'scanCpu'),
+        m(quiet.du, 'cpu'),
+        's',
+        '≤ 1.5× du',
+        1.5,
+        `${loadQuiet}–${loadQuietEnd}`,
+      ),
+      {
+        bench: 'du',
+        metric: 'scanner peak RSS (VmHWM of the scanning process)',
+        value: Math.round(rss),
+        unit: 'MiB',
+        kind: 'measured',
+        goal: '≤ 64 MB',
+        ok: rss * 1.048576 <= 64,
+        load: `${loadQuiet}–${loadQuietEnd}`,
       },
       {
         bench: 'du',
-        metric: `1-min load average before/after (${availableParallelism()} CPUs)`,
-        value: Number(loadBefore.toFixed(2)),
-        unit: '',
-        reference: Number(loadAfter.toFixed(2)),
+        metric: 'worker-thread engine (no find), one run: wall, CPU',
+        value: Math.round(threads.ms),
+        unit: 'ms',
+        kind: 'measured',
+        reference: Math.round(m(quiet.du, 'ms')),
+        refName: `du -sB1; CPU ${threads.cpu.toFixed(2)} s vs ${m(quiet.du, 'cpu').toFixed(2)} s`,
+        ratio: threads.ms / m(quiet.du, 'ms'),
+        goal: 'information',
       },
       {
         bench: 'du',
-        metric: `scanTree wall time, median of ${rounds} (${du.defaultWorkers()} workers + main)`,
-        value: Math.round(scanMs),
+        metric: 'grouped like `space` (depth 4), one run: wall, peak RSS',
+        value: Math.round(grouped.ms),
         unit: 'ms',
-        reference: Math.round(duMs),
-        ratio: scanMs / duMs,
-        goal: '≤ 1.0× du -sB1',
-        ok: scanMs <= duMs,
-      },
-      {
-        bench: 'du',
-        metric: `scanTree wall time, median of ${rounds} (main thread only)`,
-        value: Math.round(oneMs),
-        unit: 'ms',
-        reference: Math.round(duMs),
-        ratio: oneMs / duMs,
-        goal: 'information (one walker: no goal)',
+        kind: 'measured',
+        reference: Math.round(m(quiet.du, 'ms')),
+        refName: `du -sB1; ${Math.round((grouped.rssKiB ?? 0) / 1024)} MiB`,
+        ratio: grouped.ms / m(quiet.du, 'ms'),
+        goal: 'information',
       },
       {
         bench: 'du',
         metric: 'bytes identical to du -sB1 (every run)',
-        value: [...bytes.scan][0] ?? 0,
+        value: quiet.scan[0]!.bytes,
         unit: 'B',
-        reference: duBytes,
+        kind: 'measured',
+        reference: quiet.du[0]!.bytes,
+        refName: 'du -sB1',
         ok: same,
       },
     ];
@@ -201,7 +340,6 @@ export default async function benchDu(): Promise<BenchRow[]> {
     await rm(root, { recursive: true, force: true });
   }
 }
-
 // Child process of makeTree: `node <loader flags> bench/du.ts make-tree ROOT FROM TO RECIPES PHASE`.
 if (
   process.argv[1] &&

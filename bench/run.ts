@@ -1,41 +1,62 @@
 // `npm run bench`: every benchmark prints its figures beside a reference measured in the same run
-// (du -sB1, wc -l, …) and its goal. Choose some with RAMBAKE_BENCH_ONLY=conf,du.
+// (du -sB1, grep -c, poky's parser, node -e 0, …), its goal, whether the figure was measured or
+// derived, and the load average it was measured under (2 CPUs shared with other work: a ratio
+// from one run means more than an absolute time). Choose some with RAMBAKE_BENCH_ONLY=conf,du.
 
 import { existsSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatBytes, renderTable } from '../src/report/format.js';
 import type { Bench, BenchRow } from './types.js';
 
-const NAMES = ['conf', 'records', 'du', 'watch', 'peaks', 'predict', 'real'];
+const NAMES = ['conf', 'startup', 'records', 'du', 'watch', 'peaks', 'predict', 'real'];
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.env.RAMBAKE_BENCH_ONLY?.split(',').filter(Boolean);
 
+export const loadNow = (): string => loadavg()[0]!.toFixed(2);
+
+const machine = `${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? '?'}), ${formatBytes(totalmem())} RAM`;
+process.stderr.write(
+  `bench on ${machine}, load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}\n`,
+);
 const rows: BenchRow[] = [];
 for (const name of NAMES) {
   if (only && !only.includes(name)) continue;
   if (!existsSync(join(here, `${name}.ts`))) continue;
   process.stderr.write(`bench ${name}…\n`);
+  const loadBefore = loadNow();
   const mod = (await import(`./${name}.ts`)) as { default: Bench };
-  rows.push(...(await mod.default()));
+  const got = await mod.default();
+  const load = `${loadBefore}–${loadNow()}`;
+  rows.push(...got.map((r) => ({ ...r, load: r.load ?? load })));
 }
 
 const show = (value: number, unit: string) =>
-  unit === 'bytes' ? formatBytes(value) : `${Number.isInteger(value) ? value : value.toFixed(2)} ${unit}`;
+  unit === 'bytes'
+    ? formatBytes(value)
+    : `${Number.isInteger(value) ? value : value.toFixed(2)} ${unit}`.trim();
 const table = renderTable(
   [
-    ['bench', 'metric', 'value', 'reference', 'ratio', 'goal', ''],
+    ['bench', 'metric', 'value', 'reference', 'ratio', 'goal', '', 'figure', 'load'],
     ...rows.map((r) => [
       r.bench,
       r.metric,
       show(r.value, r.unit),
-      r.reference === undefined ? '' : show(r.reference, r.unit),
+      r.reference === undefined
+        ? (r.refName ?? '')
+        : `${show(r.reference, r.unit)}${r.refName ? ` ${r.refName}` : ''}`,
       r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}×`,
       r.goal ?? '',
       r.ok === undefined ? '' : r.ok ? 'ok' : 'MISSED',
+      r.kind,
+      r.load ?? '',
     ]),
   ],
   ['left', 'left', 'right', 'right', 'right'],
 );
+process.stdout.write(`machine: ${machine}; 1-min load average at the end ${loadNow()}\n`);
 for (const line of table) process.stdout.write(`${line.trimEnd()}\n`);
-if (process.env.RAMBAKE_BENCH_JSON) process.stdout.write(`${JSON.stringify(rows)}\n`);
+if (process.env.RAMBAKE_BENCH_JSON) process.stdout.write(`${JSON.stringify({ machine, rows })}\n`);

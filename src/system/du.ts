@@ -117,7 +117,15 @@ function startWorker(workerData: DuWorkerData): Worker {
   return new Worker(boot, { eval: true, workerData });
 }
 
-const LOADER_FLAGS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader']);
+// --input-type (a process run as `node --input-type=module -e …`) is refused for a worker's file.
+const LOADER_FLAGS = new Set([
+  '--import',
+  '--require',
+  '-r',
+  '--loader',
+  '--experimental-loader',
+  '--input-type',
+]);
 
 /**
  * Node flags minus module loaders: the built worker is plain JavaScript, and a loader the

@@ -389,6 +389,9 @@ describe('withoutLoaders', () => {
       '--max-old-space-size=4096',
       '--cpu-prof',
     ]);
+    expect(withoutLoaders(['--input-type=module', '--input-type', 'commonjs', '--trace-gc'])).toEqual([
+      '--trace-gc',
+    ]);
     expect(withoutLoaders(['--import=tsx', '-r', 'x.cjs', '--loader', 'l.mjs', '--trace-gc'])).toEqual([
       '--trace-gc',
     ]);
