@@ -4,6 +4,7 @@
 
 import type { BuildstatsTask } from '../bitbake/buildstats.js';
 import { splitPF } from '../bitbake/pf.js';
+import { ownFileSystem, baselineBytes as runBaseline } from '../watch/run-baseline.js';
 import type { Timeline } from '../watch/timeline-file.js';
 import type { TimelineSample } from '../watch/timeline-types.js';
 import { recommend } from './report-rules.js';
@@ -131,7 +132,7 @@ function describeRun(input: ReportInput): ReportRun {
   const times = [...samples.map((s) => s.t), ...events.map((e) => e.t)];
   const command = header?.command ?? null;
   const targets = targetsOf(input.timeline);
-  const ownFs = header?.tmpfs.fsType === 'tmpfs';
+  const ownFs = ownFileSystem(header);
   const started = header ? Date.parse(header.startedAt) : Number.NaN;
   return {
     source: input.source ?? 'run',
@@ -166,7 +167,7 @@ function describeUsage(timeline: Timeline, ownFs: boolean): ReportUsage {
   const first = samples[0];
   // On a disk shared with other files, `used` counts them too: what was there at the first
   // sample is the baseline, and the run's own peak is measured above it.
-  const baselineBytes = ownFs || !first ? 0 : Math.max(0, first.fs.usedBytes - sumWorkdirs(first));
+  const baselineBytes = runBaseline(ownFs, first);
   const peakAt = samples.length > 0 ? summary.peak.at : null;
   return {
     peak: {

@@ -33,7 +33,7 @@ export function needFromHistory(history: History, scope: PlanScope): Need | unde
   const peakOf = (r: (typeof runs)[number]) => {
     if (scope === 'workdir') return r.peakWorkBytes;
     // On a disk shared with other files, `used` counts them too: take the run's growth.
-    return r.onTmpfs ? r.peakBytes : r.peakBytes - (r.firstUsedBytes ?? 0);
+    return r.peakBytes - r.baselineBytes;
   };
   const best = runs.reduce((a, b) => (peakOf(b) > peakOf(a) ? b : a));
   const peak = peakOf(best);

@@ -129,7 +129,13 @@ export function renderRunSummary(
 ): string[] {
   const lines = [colors.bold('End of build')];
   const at = s.peak.at ? ` at ${new Date(s.peak.at).toISOString()}` : '';
-  lines.push(`peak: ${formatBytes(s.peak.bytes)}${at}; ${formatCount(s.peak.inodes)} inodes`);
+  if (s.baselineBytes === undefined)
+    lines.push(`peak: ${formatBytes(s.peak.bytes)}${at}; ${formatCount(s.peak.inodes)} inodes`);
+  // A shared disk: its used bytes count other files too; the run's own peak is its growth.
+  else
+    lines.push(
+      `peak: ${formatBytes(Math.max(0, s.peak.bytes - s.baselineBytes))} above what the disk held before${at} (TMPDIR shares its disk: ${formatBytes(s.peak.bytes)} used then)`,
+    );
   if (s.topAtPeak && s.topAtPeak.length > 0) {
     lines.push('top work dirs at the peak:');
     lines.push(

@@ -2,6 +2,7 @@
 // writes, and `readTimeline` replays a file whose summary line is missing (kill -9).
 
 import { findLingering } from '../analyze/lingering.js';
+import { baselineBytes, ownFileSystem } from './run-baseline.js';
 import type { TimelineLine, TimelineSummary, WorkdirState } from './timeline-types.js';
 
 const GIB = 1024 ** 3;
@@ -25,6 +26,9 @@ export class SummaryBuilder {
   private heldGiBMs = 0;
   private lastT: number | undefined;
   private exitCode: number | undefined;
+  /** From the header: TMPDIR on a file system of its own (then no baseline). */
+  private ownFs = true;
+  private baseline: number | undefined;
 
   /** Absolute folder paths for the lingering list (not part of the timeline lines). */
   setPath(workdir: string, path: string): void {
@@ -37,10 +41,12 @@ export class SummaryBuilder {
   }
 
   add(line: TimelineLine): void {
+    if (line.type === 'header') this.ownFs = ownFileSystem(line);
     if (line.type === 'header' || line.type === 'summary') return;
     this.advance(line.t);
     switch (line.type) {
       case 'sample':
+        this.baseline ??= baselineBytes(this.ownFs, line);
         this.addSample(line.t, line.fs, line.workdirs);
         return;
       case 'workdir-state': {
@@ -80,6 +86,7 @@ export class SummaryBuilder {
       workdirPeaks: { ...this.peaks },
       lingering,
     };
+    if (!this.ownFs && this.baseline !== undefined) summary.baselineBytes = this.baseline;
     const code = exitCode ?? this.exitCode;
     if (code !== undefined) summary.exitCode = code;
     return summary;

@@ -5,6 +5,7 @@
 
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { baselineBytes, ownFileSystem } from './run-baseline.js';
 import { readTimeline, type Timeline } from './timeline-file.js';
 import type { TimelineHeader } from './timeline-types.js';
 
@@ -37,8 +38,8 @@ export interface RecordedRun {
   peakWorkBytes: number;
   /** TMPDIR had a file system of its own (a tmpfs): `peakBytes` is TMPDIR alone. */
   onTmpfs: boolean;
-  /** Used bytes in the first sample: on a shared disk, the peak minus this is the run's growth. */
-  firstUsedBytes?: number;
+  /** What a shared disk held that was not the run's (run-baseline.ts); 0 on a tmpfs of its own. */
+  baselineBytes: number;
   /** tmpfs size= of the run, when it was on a tmpfs. */
   sizeBytes?: number;
   /** Peak bytes per work dir `<arch>/<pn>/<pv>`. */
@@ -118,7 +119,7 @@ const TAKES_VALUE = new Set([
 /** Pure: a parsed timeline as the run model. */
 export function recordedRunFrom(tl: Timeline, file: string): RecordedRun {
   const header = tl.header;
-  const onTmpfs = header?.tmpfs.fsType === 'tmpfs';
+  const onTmpfs = ownFileSystem(header);
   const run: RecordedRun = {
     file,
     ...(header ? { header } : {}),
@@ -133,7 +134,7 @@ export function recordedRunFrom(tl: Timeline, file: string): RecordedRun {
     peakInodes: tl.summary.peak.inodes,
     peakWorkBytes: 0,
     onTmpfs,
-    ...(tl.samples[0] ? { firstUsedBytes: tl.samples[0].fs.usedBytes } : {}),
+    baselineBytes: baselineBytes(onTmpfs, tl.samples[0]),
     ...(onTmpfs && header?.tmpfs.sizeBytes !== undefined ? { sizeBytes: header.tmpfs.sizeBytes } : {}),
     workdirPeaks: { ...tl.summary.workdirPeaks },
     enospc: tl.events.some((e) => e.type === 'enospc'),

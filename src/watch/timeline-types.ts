@@ -96,6 +96,11 @@ export interface TimelineSummary {
   t: number;
   /** Most bytes used (at `at`) and most inodes used (at `inodesAt`). */
   peak: { bytes: number; inodes: number; at: number; inodesAt?: number };
+  /**
+   * On a disk shared with other files: what it held that was not the run's (run-baseline.ts);
+   * the run's own peak is `peak.bytes` minus this. Absent on a file system of TMPDIR's own.
+   */
+  baselineBytes?: number;
   /** Biggest work dirs in the sample of the bytes peak, biggest first. */
   topAtPeak?: { workdir: string; bytes: number }[];
   heldGiBMin: number;

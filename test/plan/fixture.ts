@@ -92,6 +92,7 @@ export function makeRun(over: Partial<RecordedRun> & { peakBytes: number }): Rec
     peakInodes: 300_000,
     peakWorkBytes: over.peakBytes / 2,
     onTmpfs: true,
+    baselineBytes: 0,
     workdirPeaks: {},
     samples: Array.from({ length: 100 }, (_, i) => ({ t: i, used: over.peakBytes })),
     enospc: false,

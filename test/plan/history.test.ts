@@ -55,7 +55,7 @@ describe('reading recorded runs', () => {
     ].join('\n');
     const run = parseTimeline(text);
     expect(run.enospc).toBe(true);
-    const need = needFromHistory(makeHistory([{ ...run, onTmpfs: true }]), 'tmpdir');
+    const need = needFromHistory(makeHistory([{ ...run, onTmpfs: true, baselineBytes: 0 }]), 'tmpdir');
     expect(need?.reason.text).toMatch(/ENOSPC.*floor/);
   });
 
