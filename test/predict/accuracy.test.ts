@@ -37,7 +37,7 @@ describe.skipIf(!usable)('plan --predict on the fake sato-like build', () => {
     writeTimeline(train, m, ['bitbake', TARGET]);
     steps = (await proposeSteps(load(), [TARGET])).steps;
   }, 120_000);
-  afterAll(() => train?.cleanup());
+  afterAll(() => train?.cleanup(), 60_000);
 
   it('proposes webkitgtk, the largest recipe, as a step', () => {
     // The training run is sampled in real time: on a loaded machine a few smaller recipes can
@@ -64,7 +64,7 @@ describe.skipIf(!usable)('plan --predict on the fake sato-like build', () => {
         } finally {
           b.cleanup();
         }
-      }, 60_000);
+      }, 180_000);
     }
   }
 
@@ -73,5 +73,5 @@ describe.skipIf(!usable)('plan --predict on the fake sato-like build', () => {
     expect(p.steps).toEqual(steps);
     expect(p.withoutSteps).toBeDefined();
     expect(p.peakBytes).toBeLessThan(p.withoutSteps!.peakBytes);
-  }, 60_000);
+  }, 180_000);
 });
