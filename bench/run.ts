@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { formatBytes, renderTable } from '../src/report/format.js';
 import type { Bench, BenchRow } from './types.js';
 
-const NAMES = ['conf', 'startup', 'records', 'du', 'watch', 'peaks', 'predict', 'real'];
+const NAMES = ['conf', 'startup', 'records', 'du', 'watch', 'peaks', 'predict', 'story', 'real'];
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.env.RAMBAKE_BENCH_ONLY?.split(',').filter(Boolean);
 
