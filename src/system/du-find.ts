@@ -3,7 +3,7 @@
 // this thread only reads their output. Measured on a 1M-entry Yocto-shaped tree (2 cores),
 // Node's own lstatSync on worker threads cost 2.4× du's CPU and 141 MB; find costs 1.2× du's
 // CPU (its -printf formatting) and a few MB, and the reading here ~0.3 s. Rejected mechanisms
-// and their figures: bench/README.md.
+// and their figures: the head of bench/du.ts.
 //
 // Output, one record per entry, each ended by NUL (a path may hold any other byte):
 //   d<depth> <blocks> <path>      a directory (the path gives the group and names a start point)
@@ -97,8 +97,11 @@ export function walkWithFind(
         if (running === 0) resolve();
         return;
       }
-      // Fewer, larger batches while much is queued; one task each at the tail, for balance.
-      const batch = queue.splice(0, Math.max(1, Math.floor(queue.length / (4 * processes))));
+      // Shallow folders are the big subtrees: one per process, biggest first. Folders of the
+      // deepest level go in batches (fewer processes), smaller towards the end, for balance.
+      const deepest = queue[queue.length - 1]!.depth;
+      const size = queue[0]!.depth < deepest ? 1 : Math.max(1, Math.floor(queue.length / (4 * processes)));
+      const batch = queue.splice(0, size);
       running++;
       runFind(batch, acc, groupDepth).then(
         () => {
