@@ -2,7 +2,7 @@
 // figures behind it, so `rambake plan` never prints a number it cannot explain.
 
 import type { BuildDir } from '../bitbake/builddir-types.js';
-import { formatBytes } from '../report/format.js';
+import { formatBytes, plural } from '../report/format.js';
 import { schedulerOverridden } from './conf-lines.js';
 import type { BuildFacts } from './facts-types.js';
 import { workdirPn } from './history.js';
@@ -67,7 +67,7 @@ export function explainHost(bd: BuildDir, facts: BuildFacts, opts: PlanOptions):
     },
     {
       topic: 'jobs',
-      text: `${jobs} compile jobs at once with today's settings: BB_NUMBER_THREADS ${bbThreads} (${threadsVar.source}) × PARALLEL_MAKE "${parallelMake}" (${bd.vars.PARALLEL_MAKE.source}), at most one per usable CPU (${cpus})`,
+      text: `${plural(jobs, 'compile job')} at once with today's settings: BB_NUMBER_THREADS ${bbThreads} (${threadsVar.source}) × PARALLEL_MAKE "${parallelMake}" (${bd.vars.PARALLEL_MAKE.source}), at most one per usable CPU (${cpus})`,
       figures: { jobs, bbThreads, makeJobs, cpus },
     },
   ];
@@ -105,7 +105,7 @@ export function explainBudget(f: BudgetFacts): PlanReason[] {
     {
       topic: 'reserve',
       text:
-        `${formatBytes(choice.jobs * f.perJobBytes)} left free for compilers: ${choice.jobs} jobs × ${formatBytes(f.perJobBytes)} per job, ` +
+        `${formatBytes(choice.jobs * f.perJobBytes)} left free for compilers: ${plural(choice.jobs, 'job')} × ${formatBytes(f.perJobBytes)} per job, ` +
         (rss
           ? `the 90th percentile of ru_maxrss over ${rss.tasks} do_compile tasks in buildstats (largest: ${rss.heaviest[0]?.pf ?? '?'} ${formatBytes(rss.maxBytes)})`
           : f.entry.perJobSource),

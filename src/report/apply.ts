@@ -3,7 +3,7 @@
 import type { ApplyReport } from '../plan/apply.js';
 import type { RevertReport } from '../plan/revert.js';
 import type { KeptOutput } from '../plan/revert-aftermath.js';
-import { formatBytes } from './format.js';
+import { formatBytes, plural } from './format.js';
 
 /** Plain text: what changed (or would), then what the user still has to do. */
 export function renderApply(r: ApplyReport): string[] {
@@ -96,7 +96,6 @@ const KEPT_NAMES: Record<KeptOutput['kind'], string> = {
   'event-logs': 'event logs',
 };
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const KEPT_COUNTS: Record<KeptOutput['kind'], (n: number) => string> = {
   images: (n) => plural(n, 'machine'),
   deploy: (n) => plural(n, 'entry', 'entries'),

@@ -1,7 +1,7 @@
 // Renders doctor findings: one block per finding, most severe first, then a count.
 
 import type { Finding } from '../plan/findings.js';
-import type { Colors } from './format.js';
+import { type Colors, plural } from './format.js';
 import { shortFile } from './status.js';
 
 export function renderFindings(topdir: string, findings: Finding[], c: Colors): string[] {
@@ -20,7 +20,6 @@ export function renderFindings(topdir: string, findings: Finding[], c: Colors): 
     out.push(`        ${c.dim('fix:')} ${f.fix}`);
   }
   const count = (s: Finding['severity']) => findings.filter((f) => f.severity === s).length;
-  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   out.push(
     '',
     `${plural(count('error'), 'error')}, ${plural(count('warning'), 'warning')}, ${count('info')} info`,

@@ -33,6 +33,11 @@ export function formatDuration(seconds: number): string {
   return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
 }
 
+/** 1 → "1 job", 2 → "2 jobs"; `many` for irregular plurals. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 export function formatPercent(part: number, whole: number): string {
   if (whole <= 0) return '-';
   return `${((part / whole) * 100).toFixed(0)}%`;

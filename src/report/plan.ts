@@ -3,7 +3,7 @@
 
 import { shQuote } from '../plan/ci-ramdisk.js';
 import type { RamPlan } from '../plan/sizing-types.js';
-import { type Colors, formatBytes, formatCount, renderTable } from './format.js';
+import { type Colors, formatBytes, formatCount, plural, renderTable } from './format.js';
 
 export function renderPlan(plan: RamPlan, c: Colors): string[] {
   const out: string[] = [];
@@ -23,7 +23,7 @@ export function renderPlan(plan: RamPlan, c: Colors): string[] {
     [
       'compile reserve',
       formatBytes(reserve.bytes),
-      `${reserve.jobs} jobs × ${formatBytes(reserve.perJobBytes)} (${reserve.from})`,
+      `${plural(reserve.jobs, 'job')} × ${formatBytes(reserve.perJobBytes)} (${reserve.from})`,
     ],
     [
       'BB_NUMBER_THREADS',

@@ -9,6 +9,7 @@ import {
   formatCount,
   formatDuration,
   formatPercent,
+  plural,
   renderTable,
 } from './format.js';
 
@@ -275,5 +276,3 @@ function renderSkipped(r: Report, c: Colors): string[] {
     out.push(`  … and ${r.skipped.length - MAX_SKIPPED} more (--json lists all)`);
   return out;
 }
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
