@@ -51,7 +51,7 @@ const table = renderTable(
       r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}×`,
       r.goal ?? '',
       r.ok === undefined ? '' : r.ok ? 'ok' : 'MISSED',
-      r.kind,
+      r.kind ?? 'unstated',
       r.load ?? '',
     ]),
   ],

@@ -7,8 +7,9 @@ export interface BenchRow {
   /**
    * measured: the figure was timed in this run; derived: computed from measured figures (a
    * share, a projection) or, for a reference, a figure from an earlier run (then `refName` says so).
+   * Every row should say; the table prints `unstated` for one that does not.
    */
-  kind: 'measured' | 'derived';
+  kind?: 'measured' | 'derived';
   /** The reference measured in the same run (e.g. `du -sB1` wall time), when there is one. */
   reference?: number;
   /** What the reference is: `du -sB1`, `poky BuildStats.from_dir()`, … */
