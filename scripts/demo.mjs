@@ -72,13 +72,21 @@ function fromScratch() {
   note(`from scratch: rm -rf ${join(work, 'sstate-cache')} ${ram}/*`);
 }
 
-/** The newest recorded run's peak (the summary line of its timeline). */
+/**
+ * The newest recorded run's peak: on a tmpfs its fill (the summary), on a disk shared with
+ * everything else the growth of the file system during the run (as plan measures it).
+ */
 function lastPeak() {
   const runs = join(topdir, 'rambake', 'runs');
   const newest = readdirSync(runs).sort().at(-1);
-  const lines = readFileSync(join(runs, newest), 'utf8').trimEnd().split('\n');
-  const summary = lines.map((l) => JSON.parse(l)).findLast((l) => l.type === 'summary');
-  return summary.peak.bytes;
+  const lines = readFileSync(join(runs, newest), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const header = lines.find((l) => l.type === 'header');
+  if (header?.tmpfs?.fsType === 'tmpfs') return lines.findLast((l) => l.type === 'summary').peak.bytes;
+  const used = lines.filter((l) => l.type === 'sample').map((l) => l.fs.usedBytes);
+  return Math.max(MiB, Math.max(...used) - (used[0] ?? 0));
 }
 
 console.log(`rambake demo: a copy of the sample build in ${work}`);
