@@ -224,10 +224,6 @@ export function addOptions(cmd: Command, name: string): Command {
   return cmd;
 }
 
-export function optionsFor(command: string): OptionSpec[] {
-  return OPTIONS.filter((o) => o.scope === 'global' || o.scope.includes(command));
-}
-
 /** The README's options table (between the `options:begin`/`options:end` markers), from this table. */
 export function optionsMarkdown(): string {
   const rows = ['| option | commands | meaning |', '|---|---|---|'];

@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { collectReport } from '../analyze/report-read.js';
 import { EXIT_OK, RambakeError } from '../errors.js';
 import { readReportTemplate, renderHtml } from '../report/html.js';
 import { renderReportText } from '../report/report-text.js';
 import { setup } from './common.js';
-import { OPTIONS } from './options.js';
+import { addOptions } from './options.js';
 
 interface ReportFlags {
   html?: string;
@@ -19,9 +19,7 @@ export function registerReport(program: Command): void {
       'report on a recorded run (default: the newest; with none, the newest buildstats build): peak and final usage, fill by recipe, lingering dirs, churn, sstate reuse, CPU per recipe, one go vs in steps, recommendations; --html writes one self-contained page',
     )
     .argument('[run]', 'a timeline file (RUN.jsonl); default: the newest in ${TOPDIR}/rambake/runs');
-  for (const spec of OPTIONS.filter((o) => o.scope !== 'global' && o.scope.includes('report')))
-    cmd.addOption(new Option(spec.flags, spec.description));
-  cmd.action(async (run: string | undefined, flags: ReportFlags, command: Command) => {
+  addOptions(cmd, 'report').action(async (run: string | undefined, flags: ReportFlags, command: Command) => {
     const { out, load } = setup(command);
     const report = await collectReport(load, {
       ...(run === undefined ? {} : { run }),
