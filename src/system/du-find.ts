@@ -90,6 +90,7 @@ export function walkWithFind(
   const queue = [...tasks].sort((a, b) => a.depth - b.depth);
   return new Promise((resolve, reject) => {
     let running = 0;
+    let started = 0;
     let failed = false;
     const next = () => {
       if (failed) return;
@@ -97,10 +98,10 @@ export function walkWithFind(
         if (running === 0) resolve();
         return;
       }
-      // Shallow folders are the big subtrees: one per process, biggest first. Folders of the
-      // deepest level go in batches (fewer processes), smaller towards the end, for balance.
-      const deepest = queue[queue.length - 1]!.depth;
-      const size = queue[0]!.depth < deepest ? 1 : Math.max(1, Math.floor(queue.length / (4 * processes)));
+      // The shallowest folders are the big subtrees: the first two per process go alone, biggest
+      // first; then batches (fewer processes to start), smaller towards the end, for balance.
+      const size = started < 2 * processes ? 1 : Math.max(1, Math.floor(queue.length / (4 * processes)));
+      started++;
       const batch = queue.splice(0, size);
       running++;
       runFind(batch, acc, groupDepth).then(
