@@ -74,10 +74,11 @@ export async function collectReport(load: LoadOptions, options: ReportOptions = 
       why: 'no buildstats build started during this run',
     });
   await addBuilds(bd, input, refs, matched, options);
+  input.diskmon = await diskmonStops(bd, matched, skipped, timeline);
   const other = await otherKindRun(bd, file, timeline, skipped);
   if (other) {
     const otherBuilds = buildsOfRun(other.timeline, refs);
-    input.other = { ...other, diskmon: await diskmonStops(bd, otherBuilds, skipped) };
+    input.other = { ...other, diskmon: await diskmonStops(bd, otherBuilds, skipped, other.timeline) };
   }
   await addPlan(bd, input, options, cwd);
   return assembleReport(input);
@@ -106,11 +107,12 @@ async function buildstatsOnly(bd: BuildDir, options: ReportOptions, cwd: string)
     skipped,
   };
   await addBuilds(bd, input, refs, [newest], options);
+  input.diskmon = await diskmonStops(bd, [newest], skipped);
   await addPlan(bd, input, options, cwd);
   return assembleReport(input);
 }
 
-/** The builds' buildstats, churn and disk-monitor stops into `input`. */
+/** The builds' buildstats and churn into `input`. */
 async function addBuilds(
   bd: BuildDir,
   input: ReportInput,
@@ -123,7 +125,6 @@ async function addBuilds(
   for (const ref of matched) input.builds.push(await readBuild(ref, skipped));
   input.buildstatsBase = dirname(matched[0]!.dir);
   input.churn = await churnOf(bd, refs, matched, options, skipped);
-  input.diskmon = await diskmonStops(bd, matched, skipped);
 }
 
 async function addPlan(bd: BuildDir, input: ReportInput, options: ReportOptions, cwd: string): Promise<void> {
@@ -165,14 +166,22 @@ function buildDirFor(bd: BuildDir, base: string): BuildDir {
   };
 }
 
-/** Disk-monitor stops in the console logs of `builds` (one line each, as BitBake wrote it). */
+/**
+ * Disk-monitor stops (one line each, as BitBake wrote it) in the console logs the run's
+ * watcher followed (its build-start lines name them) and those of `builds`. A build the monitor
+ * stops before its first task may leave no buildstats build to match: its log still says why.
+ */
 async function diskmonStops(
   bd: BuildDir,
   builds: readonly BuildstatsBuildRef[],
   skipped: ReportSkipped[],
+  timeline?: Timeline,
 ): Promise<string[]> {
   const found: string[] = [];
-  for (const log of await consoleLogsOf(bd, builds)) {
+  const followed = (timeline?.events ?? []).flatMap((e) =>
+    e.type === 'build-start' && e.log ? [e.log] : [],
+  );
+  for (const log of new Set([...followed, ...(await consoleLogsOf(bd, builds))])) {
     try {
       await readLines(log, (line) => {
         const m = DISKMON_STOP.exec(line);
@@ -180,7 +189,9 @@ async function diskmonStops(
         return m === null;
       });
     } catch (err) {
-      skipped.push({ path: log, why: `unreadable: ${(err as Error).message}` });
+      // A log that went with its tmpfs (TMPDIR/log after revert) is not a damaged input.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        skipped.push({ path: log, why: `unreadable: ${(err as Error).message}` });
     }
   }
   return found;
