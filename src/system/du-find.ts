@@ -1,9 +1,9 @@
 // The big-tree walker behind scanTree: GNU find, a C walker every glibc Linux has, lstat()s the
 // entries and prints what the scan needs, several processes on separate subtrees at once, and
 // this thread only reads their output. Measured on a 1M-entry Yocto-shaped tree (2 cores),
-// Node's own lstatSync on worker threads cost 2.4× du's CPU and 141 MB; find costs 1.2× du's
-// CPU (its -printf formatting) and a few MB, and the reading here ~0.3 s. Rejected mechanisms
-// and their figures: the head of bench/du.ts.
+// Node's own lstatSync on worker threads cost 2.3–2.4× du's CPU and 141 MB; two find processes
+// and this reader 1.5× du's CPU (find's -printf formatting is most of the difference) and
+// 61–67 MB (Node itself is 40). Rejected mechanisms and their figures: the head of bench/du.ts.
 //
 // Output, one record per entry, each ended by NUL (a path may hold any other byte):
 //   d<depth> <blocks> <path>      a directory (the path gives the group and names a start point)
