@@ -156,13 +156,19 @@ async function listAllBuilds(bd: BuildDir, timeline?: Timeline): Promise<Buildst
   return refs.sort((a, b) => a.startedAt - b.startedAt || (a.dir < b.dir ? -1 : 1));
 }
 
-/** The build with its BUILDSTATS_BASE and LOG_DIR where `matched` were found (rambake-keep keeps both). */
+/**
+ * The build with its BUILDSTATS_BASE and LOG_DIR where `matched` were found. rambake-keep keeps
+ * both side by side, and apply's block moves the console log there with BB_CONSOLELOG, not
+ * LOG_DIR: so the log folder beside the buildstats wins whenever it has console logs, during a
+ * RAM build as after revert.
+ */
 function buildDirFor(bd: BuildDir, base: string): BuildDir {
-  if (base === bd.paths.buildstatsBase.replace(/\/+$/, '')) return bd;
   const logDir = join(dirname(base), 'log');
+  const beside = existsSync(join(logDir, 'cooker'));
+  if (base === bd.paths.buildstatsBase.replace(/\/+$/, '') && !beside) return bd;
   return {
     ...bd,
-    paths: { ...bd.paths, buildstatsBase: base, logDir: existsSync(logDir) ? logDir : bd.paths.logDir },
+    paths: { ...bd.paths, buildstatsBase: base, logDir: beside ? logDir : bd.paths.logDir },
   };
 }
 
