@@ -6,7 +6,7 @@
 // it, and never calls that tmpfs one that "fits". Without the recorded run, the same build's
 // buildstats alone still give CPU, sstate and per-recipe figures.
 
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runRambake } from '../helpers/exec.js';
@@ -59,6 +59,9 @@ describeRealBuild('report after a RAM build that did not fit, and revert', () =>
       fs: { fsType: 'tmpfs', mountPoint: ram },
     });
     const why = `${JSON.stringify({ run: report.run, skipped: report.skipped, recs: report.recommendations })}\n${said.slice(-3000)}`;
+    console.log(
+      `real report: ${report.run.stopped?.kind} (${report.run.stopped?.message}), peak ${(report.usage.peak.bytes / 2 ** 20).toFixed(1)} MiB of 64 MiB, ${report.topByCpu.length} recipes with CPU figures`,
+    );
     expect(report.topByCpu.length, why).toBeGreaterThan(0);
     // BitBake's own words, from the console log apply moved to rambake-keep/log.
     if (diskmon)
@@ -103,5 +106,59 @@ describeRealBuild('report after a RAM build that did not fit, and revert', () =>
         ),
       ),
     ).toBe(true);
+  });
+
+  it("BitBake's disk monitor stops the build: the report names it, from the console log in rambake-keep", {
+    timeout: 600_000,
+  }, async () => {
+    const build = await makeTinyBuild();
+    const env = rambakeEnv(build);
+    const { ram, applied } = await applyRam(build, '64m');
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    // Poky's template figure on a 64 MiB tmpfs: STOPTASKS at 1G free starts no task at all.
+    // local.conf is read after the block's auto.conf, so this line wins (doctor says so: hence
+    // --ignore-doctor to start the build all the same).
+    appendFileSync(
+      join(build.topdir, 'conf', 'local.conf'),
+      `BB_DISKMON_DIRS = "STOPTASKS,${ram},1G,100K"\n`,
+    );
+    const run = await runRambake(
+      [
+        '-B',
+        build.topdir,
+        'run',
+        '--ignore-doctor',
+        '--',
+        '/usr/sbin/runuser',
+        '-u',
+        BUILD_USER,
+        '--',
+        'bitbake',
+        build.target,
+      ],
+      { env, timeout: 480_000 },
+    );
+    const said = `${run.stdout}\n${run.stderr}`;
+    expect(run.exitCode, said.slice(-3000)).not.toBe(0);
+    const message = 'No new tasks can be executed since the disk space monitor action is "STOPTASKS"!';
+    expect(said).toContain(message);
+
+    const r = await runRambake(['-B', build.topdir, '--no-bitbake', '--json', 'report', '--no-plan'], {
+      env,
+      timeout: 120_000,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    const cooker = join(build.topdir, 'rambake-keep', 'log', 'cooker');
+    const logs = readdirSync(cooker, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name));
+    const inLogs = logs.map((l) => `${l}: ${readFileSync(l, 'utf8').includes(message)}`);
+    const why = JSON.stringify({ inLogs, run: report.run, skipped: report.skipped });
+    expect(report.run.stopped, why).toEqual({ kind: 'diskmon', message });
+    expect(report.run.buildstatsBase).toBe(join(build.topdir, 'rambake-keep', 'buildstats'));
+    const size = report.recommendations.find((x: { rule: string }) => x.rule === 'tmpfs-size');
+    if (size) expect(size.text).toContain("when BitBake's disk monitor stopped the build");
+    for (const x of report.recommendations) expect(x.text).not.toMatch(/\bfits\b/);
   });
 });
