@@ -58,7 +58,8 @@ describe('report: one go vs in steps', () => {
     expect(cmp.stepped.file).toBe(stepped);
     expect(cmp.oneGo.peakBytes).toBeGreaterThan(0);
     expect(cmp.stepped.steps).toHaveLength(2);
-    for (const s of cmp.stepped.steps) expect(s.peakBytes).toBeGreaterThan(0);
+    // The first step may be too short for a sample (linux-yocto from sstate): the last one is not.
+    expect(cmp.stepped.steps[1]!.peakBytes).toBeGreaterThan(0);
     // The run's peak is the fullest of its steps.
     expect(cmp.stepped.peakBytes).toBe(Math.max(...cmp.stepped.steps.map((s) => s.peakBytes)));
     expect(cmp.ratio).toBeCloseTo(cmp.stepped.peakBytes / cmp.oneGo.peakBytes, 2);
@@ -79,7 +80,7 @@ describe('report: one go vs in steps', () => {
     expect(r.stdout).toContain('One go vs in steps: core-image-minimal');
     expect(r.stdout).toMatch(/one go +\S+ \S+ +ok/);
     expect(r.stdout).toMatch(/in steps +\S+ \S+ +ok/);
-    expect(r.stdout).toMatch(/1 +\S+ \S+ +ok +bitbake linux-yocto/);
+    expect(r.stdout).toMatch(/1 +(\S+ \S+|-) +ok +bitbake linux-yocto/);
     expect(r.stdout).toMatch(/in steps the peak was \d+% of the one-go peak/);
     const page = readFileSync(html, 'utf8');
     expect(page).toContain('<section id="one-go-vs-in-steps">');
