@@ -94,6 +94,11 @@ export interface BuildDir {
   /** The event log whose `allvariables` line was used, if any. */
   eventLog?: string;
   /**
+   * The folder of this build's console logs when BB_CONSOLELOG puts them elsewhere than
+   * `${LOG_DIR}/cooker/${MACHINE}` (apply's block keeps them on disk under rambake-keep).
+   */
+  consoleLogDir?: string;
+  /**
    * Where BitBake's own values (bitbake -e or the event log) differ from rambake's reading of
    * the conf files, and why; empty when BitBake was not asked.
    */

@@ -139,6 +139,7 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
     buildRunning,
     bitbakeLock,
     ...(eventLog ? { eventLog } : {}),
+    ...defined('consoleLogDir', consoleLogDir(fromConf)),
     disagreements,
     notes,
     getVar,
@@ -230,6 +231,17 @@ function fillDefaults(vars: Record<BuildVarName, ResolvedVar>, cpus: number): vo
       ? { value: 'completion', source: 'default', note: 'BB_SCHEDULER ?= "completion" in rm_work.bbclass' }
       : { value: 'speed', source: 'default', note: "BitBake's default scheduler" };
   }
+}
+
+/**
+ * The folder BB_CONSOLELOG names (`…/cooker/${MACHINE}/${DATETIME}.log`): its file name holds
+ * DATETIME, which only BitBake knows, but its folder is a plain path once MACHINE is expanded.
+ */
+function consoleLogDir(fromConf: (n: string) => ResolvedVar): string | undefined {
+  const value = fromConf('BB_CONSOLELOG').value;
+  if (value === undefined) return undefined;
+  const dir = dirname(value);
+  return isAbsolute(dir) && !dir.includes('${') ? dir : undefined;
 }
 
 /** Where BB_DEFAULT_EVENTLOG puts event logs (`${LOG_DIR}/eventlog/${DATETIME}.json` by default). */

@@ -4,7 +4,7 @@
 // machine and appends everything to the timeline. It writes nothing under TMPDIR.
 
 import { existsSync, type FSWatcher as NodeWatcher, readdirSync, watch as watchDir } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import { buildNameToEpochMs } from '../bitbake/buildstats.js';
@@ -78,9 +78,11 @@ export class Watch {
     this.writer = new TimelineWriter(this.timelinePath);
     this.states = new WorkdirStates({ rmWork: bd.rmWork, rmWorkExclude: bd.rmWorkExclude });
     this.sampler = new Sampler(bd.paths.tmpdir);
+    // BitBake's default `${LOG_DIR}/cooker/${MACHINE}`, or where BB_CONSOLELOG puts them.
+    const consoleDir = bd.consoleLogDir;
     this.follower = new ConsoleFollower(
-      join(bd.paths.logDir, 'cooker'),
-      bd.machine,
+      consoleDir ? dirname(consoleDir) : join(bd.paths.logDir, 'cooker'),
+      consoleDir ? basename(consoleDir) : bd.machine,
       {
         onBuild: (file) => this.onBuild(file),
         onEvent: (e) => this.onConsole(e),
