@@ -626,3 +626,8 @@ export async function applyRam(build: TinyBuild, size: string): Promise<{ ram: s
   });
   return { ram, applied };
 }
+
+/** `bitbake ARGS…` as the build user (BitBake's sanity check refuses root), for `rambake run --`. */
+export function asBuildUser(...bitbakeArgs: string[]): string[] {
+  return ['/usr/sbin/runuser', '-u', BUILD_USER, '--', 'bitbake', ...bitbakeArgs];
+}

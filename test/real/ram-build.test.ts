@@ -11,7 +11,7 @@ import { expect, it } from 'vitest';
 import { runRambake } from '../helpers/exec.js';
 import {
   applyRam,
-  BUILD_USER,
+  asBuildUser,
   bitbakeBuild,
   describeRealBuild,
   makeTinyBuild,
@@ -33,22 +33,10 @@ describeRealBuild('a RAM build with the real BitBake', () => {
     expect(report.conf.diff).toContain(`+TMPDIR:forcevariable = "${ram}"`);
 
     // The build: rambake watches as root, BitBake runs as the build user (sanity refuses root).
-    const run = await runRambake(
-      [
-        '-B',
-        build.topdir,
-        '--json',
-        'run',
-        '--',
-        '/usr/sbin/runuser',
-        '-u',
-        BUILD_USER,
-        '--',
-        'bitbake',
-        build.target,
-      ],
-      { env, timeout: 480_000 },
-    );
+    const run = await runRambake(['-B', build.topdir, '--json', 'run', '--', ...asBuildUser(build.target)], {
+      env,
+      timeout: 480_000,
+    });
     expect(run.exitCode, `${run.stderr}\n${run.stdout.slice(-2000)}`).toBe(0);
     const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
     expect(summary.exitCode).toBe(0);

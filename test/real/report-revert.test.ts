@@ -10,7 +10,7 @@ import { appendFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runRambake } from '../helpers/exec.js';
-import { applyRam, BUILD_USER, describeRealBuild, makeTinyBuild, rambakeEnv } from './harness.js';
+import { applyRam, asBuildUser, describeRealBuild, makeTinyBuild, rambakeEnv } from './harness.js';
 
 describeRealBuild('report after a RAM build that did not fit, and revert', () => {
   it('reads buildstats from rambake-keep and says the tmpfs did not hold the build', {
@@ -22,10 +22,10 @@ describeRealBuild('report after a RAM build that did not fit, and revert', () =>
     const { ram, applied } = await applyRam(build, '64m');
     expect(applied.exitCode, applied.stderr).toBe(0);
 
-    const run = await runRambake(
-      ['-B', build.topdir, 'run', '--', '/usr/sbin/runuser', '-u', BUILD_USER, '--', 'bitbake', build.target],
-      { env, timeout: 480_000 },
-    );
+    const run = await runRambake(['-B', build.topdir, 'run', '--', ...asBuildUser(build.target)], {
+      env,
+      timeout: 480_000,
+    });
     const said = `${run.stdout}\n${run.stderr}`;
     expect(run.exitCode, said.slice(-3000)).not.toBe(0);
     const diskmon = said.includes(
@@ -123,19 +123,7 @@ describeRealBuild('report after a RAM build that did not fit, and revert', () =>
       `BB_DISKMON_DIRS = "STOPTASKS,${ram},1G,100K"\n`,
     );
     const run = await runRambake(
-      [
-        '-B',
-        build.topdir,
-        'run',
-        '--ignore-doctor',
-        '--',
-        '/usr/sbin/runuser',
-        '-u',
-        BUILD_USER,
-        '--',
-        'bitbake',
-        build.target,
-      ],
+      ['-B', build.topdir, 'run', '--ignore-doctor', '--', ...asBuildUser(build.target)],
       { env, timeout: 480_000 },
     );
     const said = `${run.stdout}\n${run.stderr}`;

@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 import { runRambake } from '../helpers/exec.js';
 import {
   applyRam,
-  BUILD_USER,
+  asBuildUser,
   describeRealBuild,
   makeTinyBuild,
   rambakeEnv,
@@ -22,7 +22,7 @@ describeRealBuild('report: one go vs in steps on the real BitBake', () => {
     const env = rambakeEnv(build);
     const { ram, applied } = await applyRam(build, '1g');
     expect(applied.exitCode, applied.stderr).toBe(0);
-    const bitbake = ['/usr/sbin/runuser', '-u', BUILD_USER, '--', 'bitbake', build.target];
+    const bitbake = asBuildUser(build.target);
 
     const oneGo = await runRambake(['-B', build.topdir, '--json', 'run', '--', ...bitbake], {
       env,

@@ -12,6 +12,7 @@ import { runRambake } from '../helpers/exec.js';
 import { listFiles } from '../watch/helpers.js';
 import {
   applyRam,
+  asBuildUser,
   BUILD_USER,
   bitbakeBuild,
   describeRealBuild,
@@ -23,22 +24,10 @@ import {
 
 /** `rambake run [flags] -- runuser -u <build user> -- bitbake <target>` as root (BitBake refuses root). */
 async function rambakeRun(build: TinyBuild, flags: string[]) {
-  const r = await runRambake(
-    [
-      '-B',
-      build.topdir,
-      'run',
-      ...flags,
-      '--',
-      '/usr/sbin/runuser',
-      '-u',
-      BUILD_USER,
-      '--',
-      'bitbake',
-      build.target,
-    ],
-    { env: rambakeEnv(build), timeout: 480_000 },
-  );
+  const r = await runRambake(['-B', build.topdir, 'run', ...flags, '--', ...asBuildUser(build.target)], {
+    env: rambakeEnv(build),
+    timeout: 480_000,
+  });
   await waitForBitbakeServer(build.topdir);
   return r;
 }

@@ -22,6 +22,7 @@ import { expect, it } from 'vitest';
 import { CLI, runRambake } from '../helpers/exec.js';
 import {
   applyRam,
+  asBuildUser,
   BUILD_USER,
   describeRealBuild,
   ensureBuildUser,
@@ -97,22 +98,7 @@ function summaryOf(stdout: string): {
 /** `rambake run --json [flags] -- runuser -u <build user> -- bitbake <target>` as root. */
 async function runAsRoot(build: TinyBuild, flags: string[]) {
   const r = await runRambake(
-    [
-      '-B',
-      build.topdir,
-      'run',
-      '--json',
-      '--interval',
-      '0.5',
-      ...flags,
-      '--',
-      '/usr/sbin/runuser',
-      '-u',
-      BUILD_USER,
-      '--',
-      'bitbake',
-      build.target,
-    ],
+    ['-B', build.topdir, 'run', '--json', '--interval', '0.5', ...flags, '--', ...asBuildUser(build.target)],
     { env: rambakeEnv(build), timeout: 600_000 },
   );
   await waitForBitbakeServer(build.topdir);

@@ -16,7 +16,7 @@ import type { SpaceReport } from '../../src/analyze/space.js';
 import type { TimelineLine, TimelineSummary } from '../../src/watch/timeline-types.js';
 import { CLI, runRambake } from '../helpers/exec.js';
 import {
-  BUILD_USER,
+  asBuildUser,
   bitbakeBuild,
   describeRealBuild,
   makeTinyBuild,
@@ -97,12 +97,7 @@ describeRealBuild('watch, churn and space on real builds (issue #12)', () => {
         '--timeline',
         join(timelines, 'run.jsonl'),
         '--',
-        '/usr/sbin/runuser',
-        '-u',
-        BUILD_USER,
-        '--',
-        'bitbake',
-        build.target,
+        ...asBuildUser(build.target),
       ],
       { env, timeout: 300_000 },
     );
