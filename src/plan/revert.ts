@@ -4,12 +4,13 @@
 
 import { existsSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { UnsafeMountError } from '../errors.js';
 import { waitForLockRelease } from '../system/bitbake-lock.js';
 import { scanTree } from '../system/du.js';
 import { readMountinfo } from '../system/mounts.js';
 import { readText } from '../system/read-file.js';
-import { findHolders, unmountTmpfs } from '../system/tmpfs.js';
+import { findHolders, type Holder, unmountTmpfs } from '../system/tmpfs.js';
 import {
   acquireLock,
   BACKUP_SUFFIX,
@@ -204,13 +205,32 @@ export async function assertUnused(topdir: string, path: string): Promise<void> 
       hint: 'wait for it to finish, then run rambake revert again',
     });
   }
-  const holders = await findHolders(path);
+  const holders = await waitOutPseudo(path, await findHolders(path));
   if (holders.length > 0) {
     const who = holders.map((h) => `${h.pid} (${h.command}: ${h.what})`).join(', ');
     throw new UnsafeMountError(`processes use ${path}: ${who}`, {
       hint: 'stop them, then run rambake revert again',
     });
   }
+}
+
+/** How long revert waits for pseudo's servers to leave the tmpfs on their own. */
+const PSEUDO_WAIT_MS = 90_000;
+
+/**
+ * The fakeroot server (pseudo) outlives a build until its idle timeout, its working folder in
+ * the tmpfs: right after a build it is the usual holder, and it leaves by itself. When pseudo
+ * servers are the only holders, wait for them (bounded) instead of refusing; anything else
+ * holding the tmpfs is refused at once.
+ */
+async function waitOutPseudo(path: string, holders: Holder[]): Promise<Holder[]> {
+  const deadline = Date.now() + PSEUDO_WAIT_MS;
+  let now = holders;
+  while (now.length > 0 && now.every((h) => h.command === 'pseudo') && Date.now() < deadline) {
+    await sleep(500);
+    now = await findHolders(path);
+  }
+  return now;
 }
 
 /** Drops `<file>.rambake-bak` when the reverted file equals it; else keeps it and says so. */

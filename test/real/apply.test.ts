@@ -108,7 +108,7 @@ describeReal('apply takes effect in BitBake, revert restores it', () => {
         const blockThreads = /BB_NUMBER_THREADS(:forcevariable)? = "(\d+)"/.exec(readFileSync(auto, 'utf8'));
         if (blockThreads) expect(after.vars.get('BB_NUMBER_THREADS')).toBe(blockThreads[2]);
 
-        const reverted = await runRambake(['-B', topdir, '--json', 'revert'], { env, timeout: 60_000 });
+        const reverted = await runRambake(['-B', topdir, '--json', 'revert'], { env, timeout: 150_000 });
         expect(reverted.exitCode, reverted.stderr).toBe(0);
         expect(readFileSync(join(topdir, 'conf', 'local.conf')).equals(localBefore)).toBe(true);
         if (autoBefore) expect(readFileSync(auto).equals(autoBefore)).toBe(true);

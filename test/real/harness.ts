@@ -618,7 +618,7 @@ export async function applyRam(build: TinyBuild, size: string): Promise<{ ram: s
   const env = rambakeEnv(build);
   const ram = join(build.topdir, 'ram');
   realCleanup(async () => {
-    await runRambake(['-B', build.topdir, '--no-bitbake', 'revert'], { env });
+    await runRambake(['-B', build.topdir, '--no-bitbake', 'revert'], { env, timeout: 150_000 });
   });
   const applied = await runRambake(['-B', build.topdir, '--json', 'apply', '--path', ram, '--size', size], {
     env,

@@ -192,7 +192,7 @@ describeRealBuild('bitbake.lock and bitbake -g with the real BitBake', () => {
 
     await bitbake(build, ['-e']);
     expect(readLockState(build.topdir).state).toBe('held');
-    const reverted = await runRambake(['-B', build.topdir, '--json', 'revert'], { env, timeout: 60_000 });
+    const reverted = await runRambake(['-B', build.topdir, '--json', 'revert'], { env, timeout: 150_000 });
     expect(reverted.exitCode, reverted.stderr).toBe(0);
     expect(JSON.parse(reverted.stdout).mount.status).toBe('unmounted');
     expect(readLockState(build.topdir).state).toBe('none');

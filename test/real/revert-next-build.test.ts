@@ -21,7 +21,7 @@ describeRealBuild('revert after a real RAM build', () => {
     const first = await bitbakeBuild(build);
     expect(first.exitCode, first.stdout.slice(-2000)).toBe(0);
 
-    const r = await runRambake(['-B', build.topdir, '--json', 'revert'], { env, timeout: 60_000 });
+    const r = await runRambake(['-B', build.topdir, '--json', 'revert'], { env, timeout: 150_000 });
     expect(r.exitCode, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     const keep = join(build.topdir, 'rambake-keep');

@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { runRambake } from '../helpers/exec.js';
-import { BUILD_USER, describeRealBuild, makeTinyBuild, rambakeEnv } from './harness.js';
+import { BUILD_USER, describeRealBuild, makeTinyBuild, rambakeEnv, waitForBitbakeServer } from './harness.js';
 
 const TARGETS = ['tiny-target', 'tiny-hello'];
 const AS_USER = ['/usr/sbin/runuser', '-u', BUILD_USER, '--', 'bitbake'];
@@ -51,6 +51,8 @@ describeRealBuild('one task graph for steps and plan --predict with the real Bit
     ]);
     expect(recorded.exitCode, `${recorded.stderr}\n${recorded.stdout.slice(-2000)}`).toBe(0);
 
+    // bitbake -g is asked only when no server holds the lock: the build's may still be leaving.
+    await waitForBitbakeServer(build.topdir);
     const dot = await steps(env);
     expect(dot.graph).toBe('task-depends.dot');
     expect(dot.targets).toEqual(TARGETS);
