@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readBuildstatsBuild } from '../src/bitbake/buildstats.js';
+import { IO_KEYS, RUSAGE_KEYS } from '../test/fake-bitbake/src/formats.js';
 import type { BenchRow } from './types.js';
 
 const TASKS = [
@@ -38,28 +39,16 @@ const TASKS = [
   'do_package_write_ipk',
   'do_populate_sysroot',
 ];
-const IO = ['rchar', 'wchar', 'syscr', 'syscw', 'read_bytes', 'write_bytes', 'cancelled_write_bytes'];
-const RUSAGE = [
-  'ru_utime',
-  'ru_stime',
-  'ru_maxrss',
-  'ru_minflt',
-  'ru_majflt',
-  'ru_inblock',
-  'ru_oublock',
-  'ru_nvcsw',
-  'ru_nivcsw',
-];
 
 /** A finished task's file as write_task_data() writes it after the TaskStarted lines. */
 function taskFile(pf: string, task: string, started: number, n: number): string {
   let text = `Event: TaskStarted \nStarted: ${started.toFixed(2)} \n${pf}: ${task}\n`;
   text += `Elapsed time: ${((n % 300) / 7).toFixed(2)} seconds\n`;
   text += `utime: ${n % 50}\nstime: ${n % 9}\ncutime: ${n % 4000}\ncstime: ${n % 700}\n`;
-  for (const [k, key] of IO.entries()) text += `IO ${key}: ${(n * 7919 * (k + 1)) % 98765431}\n`;
-  for (const [k, key] of RUSAGE.entries())
+  for (const [k, key] of IO_KEYS.entries()) text += `IO ${key}: ${(n * 7919 * (k + 1)) % 98765431}\n`;
+  for (const [k, key] of RUSAGE_KEYS.entries())
     text += `rusage ${key}: ${k < 2 ? ((n % 97) / 1000).toFixed(6) : (n * 31 * (k + 1)) % 90000}\n`;
-  for (const [k, key] of RUSAGE.entries())
+  for (const [k, key] of RUSAGE_KEYS.entries())
     text += `Child rusage ${key}: ${k < 2 ? ((n % 9973) / 100).toFixed(6) : (n * 131 * (k + 1)) % 900000}\n`;
   return `${text}Status: PASSED \nEnded: ${(started + 1.23).toFixed(2)} \n`;
 }
