@@ -105,7 +105,7 @@ rambake(
     : 'write the managed block; not root, so print the mount commands (TMPDIR stays on disk)',
   ['apply', '--path', ram, '--size', '1g'],
 );
-rambake('one build, recorded', ['run', '--interval', '0.2', '--', 'bitbake', TARGET], { quiet: true });
+rambake('one build, recorded', ['run', '--interval', '0.02', '--', 'bitbake', TARGET], { quiet: true });
 const oneGoPeak = lastPeak();
 rambake('undo apply before sizing again', ['revert']);
 
@@ -133,7 +133,7 @@ rambake(
 if (isRoot) {
   rambake(
     'in one go, the old deploy folder moved aside: the tmpfs fills and the build fails',
-    ['run', '--interval', '0.2', '--move-old-deploy', '--', 'bitbake', TARGET],
+    ['run', '--interval', '0.02', '--move-old-deploy', '--', 'bitbake', TARGET],
     { ok: [1], quiet: true },
   );
   fromScratch();
@@ -146,7 +146,7 @@ if (isRoot) {
 note('4. The same build in steps, in the same tmpfs.');
 rambake(
   'build the giant alone, then the rest',
-  ['run', '--interval', '0.2', '--steps', 'auto', '--move-old-deploy', '--', 'bitbake', TARGET],
+  ['run', '--interval', '0.02', '--steps', 'auto', '--move-old-deploy', '--', 'bitbake', TARGET],
   { quiet: true },
 );
 rambake('setscene churn and sstate reuse', ['churn'], { ok: [0, 1] });

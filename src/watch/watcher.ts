@@ -39,7 +39,12 @@ export interface WatchOptions {
   onSample?: (view: WatchView) => void;
 }
 
+/** How often the console log is read and the lock looked at; samples too, when --interval is shorter. */
 const POLL_MS = 200;
+/** The shortest tick: an --interval below it samples this often. */
+const MIN_TICK_MS = 10;
+/** The server gone this long without a Tasks Summary (killed, crashed): the build is over. */
+const LOCK_GONE_MS = 2000;
 /** What BitBake writes into temp/ as do_rm_work starts: its log file (and symlink), its script. */
 const RM_WORK_STARTS = /^(log|run)\.do_rm_work(\.\d+)?$/;
 /** Console-log reads while attaching to a running build (each reads up to 4 MiB). */
@@ -130,7 +135,10 @@ export class Watch {
     }
     this.scanShared(t);
     await this.sample(true);
-    this.timer = setInterval(() => this.tick(), POLL_MS);
+    // A short --interval (a fast replay of a build) samples that often: a peak between two
+    // samples is a peak missed, and statfs is one system call.
+    const tickMs = Math.max(MIN_TICK_MS, Math.min(POLL_MS, this.opts.intervalMs));
+    this.timer = setInterval(() => this.tick(), tickMs);
   }
 
   /** Resolves when the next build (or the current one) ends. */
@@ -184,12 +192,16 @@ export class Watch {
     }
     this.ensureWatchers();
     // Held, not present: a killed server leaves a stale file. Costs a stat and one read of
-    // /proc/locks per tick, only while a build is on (the PID's command line only when no lock
+    // /proc/locks every POLL_MS, only while a build is on (the PID's command line only when no lock
     // is listed on the file: never for a real BitBake server, which holds a flock).
-    if (this.buildActive && !lockHeld(this.bd.topdir)) this.lockGoneTicks++;
-    else this.lockGoneTicks = 0;
-    // The server went away without a Tasks Summary (killed, crashed): the build is over.
-    if (this.lockGoneTicks > 10) this.endBuild(Date.now(), true);
+    const now = Date.now();
+    if (!this.buildActive) this.lockGoneAt = undefined;
+    else if (now - this.lockCheckedAt >= POLL_MS) {
+      this.lockCheckedAt = now;
+      if (lockHeld(this.bd.topdir)) this.lockGoneAt = undefined;
+      else this.lockGoneAt ??= now;
+    }
+    if (this.lockGoneAt !== undefined && now - this.lockGoneAt > LOCK_GONE_MS) this.endBuild(now, true);
     if (!this.sampling && Date.now() - this.lastSample >= this.opts.intervalMs) {
       this.sampling = this.sample(false).finally(() => {
         this.sampling = undefined;
@@ -197,7 +209,9 @@ export class Watch {
     }
   }
 
-  private lockGoneTicks = 0;
+  /** When the lock was first seen not held during a build. */
+  private lockGoneAt: number | undefined;
+  private lockCheckedAt = 0;
 
   private ensureWatchers(): void {
     const { baseWorkdir, workShared } = this.bd.paths;
@@ -284,7 +298,7 @@ export class Watch {
     this.sizedBeforeRmWork.clear();
     if (this.buildActive) this.endBuild(t, true);
     this.buildActive = true;
-    this.lockGoneTicks = 0;
+    this.lockGoneAt = undefined;
     this.emit({ type: 'build-start', t, log: file });
     this.feed({ kind: 'build-start', t });
   }

@@ -38,7 +38,7 @@ describe.skipIf(!isRoot)('a build too big for the tmpfs, made to fit in steps (f
         timeout: 600_000,
       });
     const runJson = async (args: string[]) => {
-      const r = await rambake(['run', '--json', '--interval', '0.2', ...args, '--', 'bitbake', TARGET]);
+      const r = await rambake(['run', '--json', '--interval', '0.02', ...args, '--', 'bitbake', TARGET]);
       const summary = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}');
       return { ...r, summary };
     };
