@@ -182,13 +182,28 @@ export function findGiants(
 const KERNEL_STEP_BYTES = 4 * 2 ** 30;
 
 /**
- * What one step of a stepped build must hold: twice the largest recorded work-dir peak that
- * stays in RAM; without any, twice a kernel build (published).
+ * What one step of a stepped build must hold: measured when a stepped run is recorded (its
+ * largest step, +margin); else roughly twice the largest recorded work-dir peak that stays in
+ * RAM (a step also builds what its giant needs: on the fake sato-like build webkitgtk's step
+ * held 6 times its work dir, so `plan --predict --steps auto` is the figure to trust); without
+ * any, twice a kernel build (published).
  */
 export function stepEstimate(
   history: History,
   exclude: ReadonlySet<string>,
 ): { bytes: number; measured: boolean; why: string } {
+  const stepped = history.runs.filter((r) => (r.header?.steps?.length ?? 0) > 1 && !r.enospc);
+  // With giants placed on disk the stepped run (giants in RAM) is an upper bound: still the best figure.
+  if (stepped.length > 0) {
+    const growth = (r: (typeof stepped)[number]) => r.peakBytes - r.baselineBytes;
+    const best = stepped.reduce((a, b) => (growth(b) > growth(a) ? b : a));
+    if (growth(best) > 0)
+      return {
+        bytes: Math.ceil(growth(best) * MARGIN_MEASURED),
+        measured: true,
+        why: `measured: the stepped run ${best.file} peaked at ${formatBytes(growth(best))}, +${pct(MARGIN_MEASURED)} margin`,
+      };
+  }
   let largest: { pn: string; bytes: number } | undefined;
   for (const [dir, bytes] of Object.entries(history.workdirPeaks)) {
     const pn = workdirPn(dir);
@@ -198,7 +213,7 @@ export function stepEstimate(
     return {
       bytes: 2 * largest.bytes,
       measured: true,
-      why: `twice the largest recorded work-dir peak, ${largest.pn} ${formatBytes(largest.bytes)}`,
+      why: `rough: twice the largest recorded work-dir peak, ${largest.pn} ${formatBytes(largest.bytes)}, not counting what the step builds for it; \`rambake plan --predict --steps auto\` simulates the steps`,
     };
   return {
     bytes: 2 * KERNEL_STEP_BYTES,

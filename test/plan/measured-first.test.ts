@@ -85,7 +85,27 @@ describe('plan: the step estimate', () => {
     const p = plan(makeHistory([run], 256 * MiB), small);
     expect(p.verdict.fits).toBe(false);
     expect(p.verdict.text).toMatch(
-      /each step needs about 27\.2 MiB \(twice the largest recorded work-dir peak, linux-yocto 13\.6 MiB\)/,
+      /each step needs about 27\.2 MiB \(rough: twice the largest recorded work-dir peak, linux-yocto 13\.6 MiB, not counting what the step builds for it; `rambake plan --predict --steps auto` simulates the steps\)/,
+    );
+  });
+
+  it('is measured when a stepped run is recorded: its largest step, with the margin', () => {
+    const oneGo = makeRun({ peakBytes: 30 * GiB, workdirPeaks: { 'x/webkitgtk/2.50': 2 * GiB } });
+    const header = {
+      type: 'header' as const,
+      schemaVersion: 1,
+      startedAt: '2025-11-30T20:00:00Z',
+      buildDir: '/home/dev/poky/build',
+      tmpdir: '/home/dev/poky/build/tmp',
+      tmpfs: { mountPoint: '/home/dev/poky/build/tmp', fsType: 'tmpfs', source: 'rambake-1' },
+      host: { memTotal: 16 * GiB, swapTotal: 0, cpus: 2 },
+      steps: [['bitbake', 'webkitgtk'], ['bitbake', 'core-image-sato']],
+    };
+    const stepped = makeRun({ peakBytes: 10 * GiB, header, file: '/home/dev/poky/build/rambake/runs/s.jsonl' });
+    const failed = makeRun({ peakBytes: 12 * GiB, header, enospc: true });
+    const p = plan(makeHistory([oneGo, stepped, failed], 256 * MiB), small);
+    expect(p.verdict.text).toMatch(
+      /about 12\.0 GiB: measured: the stepped run \/home\/dev\/poky\/build\/rambake\/runs\/s\.jsonl peaked at 10\.0 GiB, \+20% margin/,
     );
   });
 
