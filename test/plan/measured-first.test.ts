@@ -99,9 +99,16 @@ describe('plan: the step estimate', () => {
       tmpdir: '/home/dev/poky/build/tmp',
       tmpfs: { mountPoint: '/home/dev/poky/build/tmp', fsType: 'tmpfs', source: 'rambake-1' },
       host: { memTotal: 16 * GiB, swapTotal: 0, cpus: 2 },
-      steps: [['bitbake', 'webkitgtk'], ['bitbake', 'core-image-sato']],
+      steps: [
+        ['bitbake', 'webkitgtk'],
+        ['bitbake', 'core-image-sato'],
+      ],
     };
-    const stepped = makeRun({ peakBytes: 10 * GiB, header, file: '/home/dev/poky/build/rambake/runs/s.jsonl' });
+    const stepped = makeRun({
+      peakBytes: 10 * GiB,
+      header,
+      file: '/home/dev/poky/build/rambake/runs/s.jsonl',
+    });
     const failed = makeRun({ peakBytes: 12 * GiB, header, enospc: true });
     const p = plan(makeHistory([oneGo, stepped, failed], 256 * MiB), small);
     expect(p.verdict.text).toMatch(
