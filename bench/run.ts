@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatBytes, renderTable } from '../src/report/format.js';
+import { formatBytes, renderTable } from '../src/text/format.js';
 import type { Bench, BenchRow } from './types.js';
 
 const NAMES = ['conf', 'startup', 'records', 'du', 'watch', 'peaks', 'predict', 'story', 'real'];

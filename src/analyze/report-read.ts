@@ -10,15 +10,15 @@
 import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { keptPaths } from '../apply/revert-aftermath.js';
 import { loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { type BuildstatsBuildRef, listBuilds, readBuildstatsBuild } from '../bitbake/buildstats.js';
 import { readLines } from '../bitbake/lines.js';
 import { NothingYetError, UsageError } from '../errors.js';
-import { keptPaths } from '../plan/revert-aftermath.js';
 import { planFor } from '../plan/sizing.js';
-import { parseTimeline, readTimeline, type Timeline } from '../watch/timeline-file.js';
-import { runsDir } from '../watch/timeline-runs.js';
+import { parseTimeline, readTimeline, type Timeline } from '../timeline/timeline-file.js';
+import { runsDir } from '../timeline/timeline-runs.js';
 import { churnFor, listConsoleLogs, matchConsoleLogs } from './churn-read.js';
 import { assembleReport, commandsOf, type ReportInput, targetsOf } from './report.js';
 import type { Report, ReportChurn, ReportSkipped } from './report-types.js';

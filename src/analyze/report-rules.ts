@@ -1,9 +1,9 @@
 // The report's recommendations, each from one named rule over the measured run, so a reader
 // (and a test) can tell which rule said what. Pure.
 
-import { renderShellCommand } from '../plan/mount-commands.js';
 import { MARGIN_MEASURED } from '../plan/sizing-need.js';
-import { formatBytes } from '../report/format.js';
+import { formatBytes } from '../text/format.js';
+import { renderShellCommand } from '../text/shell.js';
 import type { RecipePeak, Recommendation, Report } from './report-types.js';
 
 const GiB = 1024 ** 3;

@@ -2,8 +2,8 @@
 // of `rambake run --steps`), the targets they built, each step's window and peak from the
 // step events, why the build stopped, and one run in brief for the one-go/in-steps comparison.
 
-import type { Timeline } from '../watch/timeline-file.js';
-import { commandTargets } from '../watch/timeline-runs.js';
+import type { Timeline } from '../timeline/timeline-file.js';
+import { commandTargets } from '../timeline/timeline-runs.js';
 import type { ReportRunBrief, ReportStep, ReportStop, ReportUsage } from './report-types.js';
 
 /**

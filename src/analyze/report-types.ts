@@ -1,8 +1,8 @@
 // The shape of `rambake report` (text, JSON and HTML all render this one value). JSON
 // consumers key on `schemaVersion`; times are epoch milliseconds, sizes bytes, CPU seconds.
 
+import type { Lingering } from '../timeline/lingering.js';
 import type { ChurnBuild, Recurring, SstateSummary, TaskReuse } from './churn.js';
-import type { Lingering } from './lingering.js';
 
 export const REPORT_SCHEMA_VERSION = 1;
 

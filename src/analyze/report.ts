@@ -4,9 +4,9 @@
 
 import type { BuildstatsTask } from '../bitbake/buildstats.js';
 import { splitPF } from '../bitbake/pf.js';
-import { ownFileSystem, baselineBytes as runBaseline } from '../watch/run-baseline.js';
-import type { Timeline } from '../watch/timeline-file.js';
-import type { TimelineSample } from '../watch/timeline-types.js';
+import { ownFileSystem, baselineBytes as runBaseline } from '../timeline/run-baseline.js';
+import type { Timeline } from '../timeline/timeline-file.js';
+import type { TimelineSample } from '../timeline/timeline-types.js';
 import { recommend } from './report-rules.js';
 import { briefRun, commandsOf, describeSteps, stopOf, targetsOf } from './report-steps.js';
 import {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
+import { type ConfChoice, runApply } from '../apply/apply.js';
 import { EXIT_OK } from '../errors.js';
-import { type ConfChoice, runApply } from '../plan/apply.js';
 import { renderApply } from '../report/apply.js';
 import { setup } from './common.js';
 import { addOptions } from './options.js';

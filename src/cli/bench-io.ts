@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT_OK } from '../errors.js';
-import { runBenchIo } from '../plan/bench-io.js';
 import { renderBenchIo } from '../report/bench-io.js';
+import { runBenchIo } from '../usecases/bench-io.js';
 import { setup } from './common.js';
 import { addOptions } from './options.js';
 

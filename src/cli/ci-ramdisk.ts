@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { EXIT_OK, UsageError } from '../errors.js';
-import { type CiOs, type CiRamdiskOptions, makeCiRamdisk } from '../plan/ci-ramdisk.js';
+import { type CiOs, type CiRamdiskOptions, makeCiRamdisk } from '../usecases/ci-ramdisk.js';
 import { globalFlags } from './common.js';
 import { addOptions } from './options.js';
 import { makeOutput } from './output.js';

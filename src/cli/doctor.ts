@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
+import { runDoctor } from '../doctor/doctor.js';
+import { hasErrors } from '../doctor/findings.js';
 import { EXIT_FINDINGS, EXIT_OK } from '../errors.js';
-import { runDoctor } from '../plan/doctor.js';
-import { hasErrors } from '../plan/findings.js';
 import { renderFindings } from '../report/doctor.js';
 import { setup } from './common.js';
 

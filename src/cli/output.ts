@@ -1,7 +1,7 @@
 // The one place (with the CLI entry) that prints. Reporters return strings; this writes them.
 
-import { fitLine } from '../report/fit-width.js';
-import { type Colors, colorEnabled, makeColors } from '../report/format.js';
+import { fitLine } from '../text/fit-width.js';
+import { type Colors, colorEnabled, makeColors } from '../text/format.js';
 
 export interface GlobalFlags {
   buildDir?: string;
@@ -15,7 +15,7 @@ export interface Output {
   json: boolean;
   colors: Colors;
   isTTY: boolean;
-  /** A line on stdout; on a terminal, fitted to its width (see report/fit-width.ts). */
+  /** A line on stdout; on a terminal, fitted to its width (see text/fit-width.ts). */
   line(text?: string): void;
   /** A JSON document on stdout: with --json it is the only thing printed there. */
   document(value: unknown): void;

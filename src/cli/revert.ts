@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
+import { revertApply } from '../apply/revert.js';
 import { findBuildDir } from '../bitbake/discover.js';
 import { EXIT_OK } from '../errors.js';
-import { revertApply } from '../plan/revert.js';
 import { renderRevert } from '../report/apply.js';
 import { setup } from './common.js';
 import { addOptions } from './options.js';

@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import { loadBuildDir } from '../bitbake/builddir.js';
 import type { LoadOptions } from '../bitbake/builddir-types.js';
+import { checkBeforeBuild } from '../doctor/doctor.js';
 import { EXIT_FINDINGS, UsageError } from '../errors.js';
-import { checkBeforeBuild } from '../plan/doctor.js';
 import { BITBAKE_WORD, resolveSteps, stepCommands } from '../plan/steps.js';
 import { renderBeforeBuild } from '../report/before-build.js';
 import { renderFullTmpfs } from '../report/run-verdict.js';
 import { renderRunSummary } from '../report/watch.js';
 import { isTmpfs, statFs } from '../system/fsstat.js';
-import { commandTargets } from '../watch/timeline-runs.js';
+import { commandTargets } from '../timeline/timeline-runs.js';
 import { setup } from './common.js';
 import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT_OK } from '../errors.js';
-import { collectStatus } from '../plan/status.js';
 import { renderStatus } from '../report/status.js';
+import { collectStatus } from '../usecases/status.js';
 import { setup } from './common.js';
 
 export function registerStatus(program: Command): void {

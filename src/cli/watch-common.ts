@@ -1,9 +1,9 @@
 // What `watch` and `run` share: their flags, the live display and the line printers.
 
 import type { Command } from 'commander';
-import { truncateLine } from '../report/fit-width.js';
 import { frameText, renderEventLine, renderLiveView, renderSampleLine } from '../report/watch.js';
-import type { TimelineLine } from '../watch/timeline-types.js';
+import { truncateLine } from '../text/fit-width.js';
+import type { TimelineLine } from '../timeline/timeline-types.js';
 import type { WatchView } from '../watch/view.js';
 import { addOptions } from './options.js';
 import type { Output } from './output.js';

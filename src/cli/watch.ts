@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { loadBuildDir } from '../bitbake/builddir.js';
 import { EXIT_OK } from '../errors.js';
 import { renderRunSummary } from '../report/watch.js';
-import { defaultTimelinePath } from '../watch/timeline-file.js';
+import { defaultTimelinePath } from '../timeline/timeline-file.js';
 import { setup } from './common.js';
 import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
 

@@ -14,6 +14,9 @@
 //   (50M, 5K by default) since the last one.
 // - On a tmpfs, total and free are measured against its size= cap, not against free RAM.
 
+import { isAbsolute, resolve } from 'node:path';
+import type { BuildDir, BuildPaths } from '../bitbake/builddir-types.js';
+
 const KiB = 1024;
 const MiB = KiB * 1024;
 const GiB = MiB * 1024;
@@ -162,4 +165,34 @@ export function diskmonValue(tmpfsPath: string, size: number, inodes: number): s
     entry('STOPTASKS', '${SSTATE_DIR}', GiB, 100 * KiB),
     entry('HALT', '${SSTATE_DIR}', 100 * MiB, KiB),
   ].join(' ');
+}
+
+/** Variables an unexpanded entry may still name, and the BuildDir path each stands for. */
+const PATH_VARS: Record<string, keyof BuildPaths> = {
+  TOPDIR: 'topdir',
+  TMPDIR: 'tmpdir',
+  DL_DIR: 'dlDir',
+  SSTATE_DIR: 'sstateDir',
+  DEPLOY_DIR: 'deployDir',
+  LOG_DIR: 'logDir',
+  BASE_WORKDIR: 'baseWorkdir',
+  PERSISTENT_DIR: 'persistentDir',
+};
+
+/** An entry's folder as BitBake resolves it (relative to TOPDIR, where it runs); undefined if not known. */
+export function diskmonDirPath(bd: BuildDir, dir: string): string | undefined {
+  const expanded = dir.replace(/\$\{([A-Z_]+)\}/g, (whole, name: string) => {
+    const key = PATH_VARS[name];
+    return key === undefined ? whole : bd.paths[key];
+  });
+  if (expanded.includes('${')) return undefined;
+  return isAbsolute(expanded) ? resolve(expanded) : resolve(bd.topdir, expanded);
+}
+
+/** The folders the build's BB_DISKMON_DIRS names (for facts.ts to find their file systems and the doctor to check them). */
+export function diskmonDirPaths(bd: BuildDir): string[] {
+  const value = bd.vars.BB_DISKMON_DIRS.value;
+  if (value === undefined || bd.vars.BB_DISKMON_DIRS.needsBitBake) return [];
+  const paths = parseDiskmonDirs(value).entries.map((e) => diskmonDirPath(bd, e.dir));
+  return [...new Set(paths.filter((p): p is string => p !== undefined))];
 }

@@ -1,45 +1,11 @@
-// What rambake knows about the host and about where each build path lives: gathered at the edge
-// (facts.ts) and handed to pure checks and reporters.
+// What rambake knows about a build: where each of its paths lives, its deploy and sstate state,
+// its managed block. Gathered at the edge (facts.ts) and handed to pure checks and reporters;
+// the host's own facts are system/host-facts.ts.
 
 import type { BuildPaths } from '../bitbake/builddir-types.js';
+import type { HostFacts, MountFacts, PathFacts } from '../system/host-facts.js';
 
-export interface MountFacts {
-  /** Mount id from /proc/self/mountinfo: two paths share a file system when it is equal. */
-  id: number;
-  mountPoint: string;
-  fsType: string;
-  source: string;
-  options: string[];
-  /** tmpfs `size=` and `nr_inodes=`, in bytes and inodes, when set. */
-  sizeBytes?: number;
-  nrInodes?: number;
-}
-
-export interface FsFacts {
-  totalBytes: number;
-  freeBytes: number;
-  totalInodes: number;
-  freeInodes: number;
-}
-
-export interface PathFacts {
-  path: string;
-  exists: boolean;
-  /** The path itself, or its nearest existing ancestor, decides the mount. */
-  mount?: MountFacts;
-  fs?: FsFacts;
-}
-
-export interface HostFacts {
-  memTotal: number;
-  memAvailable: number;
-  swapTotal: number;
-  swapFree: number;
-  cpusUsable: number;
-  cpusOnline: number;
-  inotifyMaxUserWatches?: number;
-  isRoot: boolean;
-}
+export type { FsFacts, HostFacts, MountFacts, PathFacts } from '../system/host-facts.js';
 
 export type PathKey = keyof BuildPaths;
 

@@ -1,75 +1,15 @@
-// Gathers, at the edge, what the host and the file systems say about a build's paths.
+// Gathers, at the edge, what the host and the file systems say about a build's paths (the
+// host's own facts: system/host-facts.ts).
 
-import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { BuildDir } from '../bitbake/builddir-types.js';
-import { readCpus } from '../system/cpus.js';
-import { statFs } from '../system/fsstat.js';
-import { readInotifyLimits } from '../system/inotify.js';
-import { readMeminfo } from '../system/meminfo.js';
-import { findMount, type MountEntry, readMountinfo, resolveExistingPath } from '../system/mounts.js';
+import { describePath, readHostFacts, toMountFacts } from '../system/host-facts.js';
+import { findMount, readMountinfo } from '../system/mounts.js';
 import { readText } from '../system/read-file.js';
-import { tmpfsSizeBytes } from '../system/tmpfs-size.js';
-import { diskmonDirPaths } from './check-diskmon.js';
-import type { BuildFacts, HostFacts, MountFacts, PathFacts, PathKey } from './facts-types.js';
+import { diskmonDirPaths } from './diskmon.js';
+import type { BuildFacts, PathFacts, PathKey } from './facts-types.js';
 import { findBlock } from './managed-block.js';
-
-export async function readHostFacts(): Promise<HostFacts> {
-  const [mem, cpus, inotify] = await Promise.all([
-    readMeminfo(),
-    readCpus(),
-    readInotifyLimits().catch(() => undefined),
-  ]);
-  return {
-    memTotal: mem.memTotal,
-    memAvailable: mem.memAvailable,
-    swapTotal: mem.swapTotal,
-    swapFree: mem.swapFree,
-    cpusUsable: cpus.usable,
-    cpusOnline: cpus.online,
-    ...(inotify ? { inotifyMaxUserWatches: inotify.maxUserWatches } : {}),
-    isRoot: process.getuid?.() === 0,
-  };
-}
-
-export function toMountFacts(entry: MountEntry, memTotal: number): MountFacts {
-  const facts: MountFacts = {
-    id: entry.id,
-    mountPoint: entry.mountPoint,
-    fsType: entry.fstype,
-    source: entry.source,
-    options: entry.options,
-  };
-  if (entry.tmpfs) {
-    const size = tmpfsSizeBytes(entry.tmpfs, memTotal);
-    if (size !== undefined) facts.sizeBytes = size;
-    if (entry.tmpfs.nrInodes) facts.nrInodes = entry.tmpfs.nrInodes;
-  }
-  return facts;
-}
-
-/** The mount and statfs of a path (or of its nearest existing ancestor, for paths not made yet). */
-export async function describePath(path: string, mounts: MountEntry[], memTotal: number): Promise<PathFacts> {
-  const resolved = await resolveExistingPath(path);
-  // Mount points match by prefix, so a path not made yet still finds its file system.
-  const fs = await statFs(nearestExisting(resolved)).catch(() => undefined);
-  return {
-    path,
-    exists: existsSync(path),
-    mount: toMountFacts(findMount(mounts, resolved), memTotal),
-    ...(fs
-      ? {
-          fs: {
-            totalBytes: fs.totalBytes,
-            freeBytes: fs.freeBytes,
-            totalInodes: fs.totalInodes,
-            freeInodes: fs.freeInodes,
-          },
-        }
-      : {}),
-  };
-}
 
 export async function readBuildFacts(bd: BuildDir): Promise<BuildFacts> {
   const [host, mounts] = await Promise.all([readHostFacts(), readMountinfo()]);
@@ -109,11 +49,4 @@ async function readManagedBlock(bd: BuildDir): Promise<BuildFacts['managedBlock'
     if (found) return { file, lines: found.lines, intact: found.intact };
   }
   return undefined;
-}
-
-/** The path itself, or its closest ancestor that exists. */
-export function nearestExisting(path: string): string {
-  let p = path;
-  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
-  return p;
 }

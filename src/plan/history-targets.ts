@@ -6,7 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readAllVariables } from '../bitbake/eventlog.js';
-import { commandTargets } from '../watch/timeline-runs.js';
+import { commandTargets } from '../timeline/timeline-runs.js';
 
 /** How far apart (ms) an event log's name and a BUILDNAME may be and still be one build. */
 const SAME_BUILD_MS = 120_000;

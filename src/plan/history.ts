@@ -1,11 +1,10 @@
 // What was measured on this build, for plan, steps and the prediction alike: the recorded runs
-// under `${TOPDIR}/rambake/runs/` (read by the one timeline reader, watch/timeline-runs.ts),
+// under `${TOPDIR}/rambake/runs/` (read by the one timeline reader, timeline/timeline-runs.ts),
 // compile memory of the newest buildstats builds, the task times of the builds the newest run
 // covered (or, without a run, of the newest build that ran the targets asked about), and the
-// footprint each task left on TMPDIR. Reading only; the maths is in analyze/footprint.ts.
+// footprint each task left on TMPDIR. Reading only; the maths is in footprint.ts.
 
 import { join } from 'node:path';
-import { measureFootprint } from '../analyze/footprint.js';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import {
   type BuildstatsBuild,
@@ -15,7 +14,8 @@ import {
   readBuildstatsBuild,
 } from '../bitbake/buildstats.js';
 import { splitPF } from '../bitbake/pf.js';
-import { type RecordedRun, readRecordedRuns, runsDir } from '../watch/timeline-runs.js';
+import { type RecordedRun, readRecordedRuns, runsDir } from '../timeline/timeline-runs.js';
+import { measureFootprint } from './footprint.js';
 import { buildTargetsFromEventLogs } from './history-targets.js';
 import type { CompileRss, History, TaskTimes } from './sizing-types.js';
 

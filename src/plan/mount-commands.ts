@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UnsafeMountError } from '../errors.js';
+import { renderShellCommand } from '../text/shell.js';
 
 export interface MountSpec {
   /** The tmpfs source name, `rambake-<id>`: BB_DISKMON and mountinfo tell tmpfs mounts apart by it. */
@@ -48,19 +49,6 @@ export function mountArgv(spec: MountSpec): string[] {
 
 export function umountArgv(path: string): string[] {
   return ['umount', path];
-}
-
-/**
- * The one function that builds shell text: each word plain when it is only safe characters,
- * else single-quoted (`it's` → `'it'\''s'`), so `$(…)`, backquotes and blanks stay literal.
- */
-export function quoteShellWord(word: string): string {
-  if (word !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replaceAll("'", "'\\''")}'`;
-}
-
-export function renderShellCommand(argv: readonly string[]): string {
-  return argv.map(quoteShellWord).join(' ');
 }
 
 /**

@@ -4,13 +4,13 @@
 // With too little measured (no recorded footprint, or most tasks never timed) it says so and
 // gives no peak and no verdict: 0 bytes is not a figure.
 
-import { type Scheduler, type SimTask, type StepPeak, simulateSteps } from '../analyze/peak.js';
 import { loadBuildDir } from '../bitbake/builddir.js';
 import type { LoadOptions } from '../bitbake/builddir-types.js';
 import { UsageError } from '../errors.js';
-import { formatBytes } from '../report/format.js';
 import { isTmpfs, statFs } from '../system/fsstat.js';
+import { formatBytes } from '../text/format.js';
 import { readHistory } from './history.js';
+import { type Scheduler, type SimTask, type StepPeak, simulateSteps } from './peak.js';
 import type { RamPlan } from './sizing-types.js';
 import { loadGraphAndHistory, proposeSteps } from './steps.js';
 

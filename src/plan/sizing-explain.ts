@@ -2,7 +2,7 @@
 // figures behind it, so `rambake plan` never prints a number it cannot explain.
 
 import type { BuildDir } from '../bitbake/builddir-types.js';
-import { formatBytes, plural } from '../report/format.js';
+import { formatBytes, plural } from '../text/format.js';
 import { schedulerOverridden } from './conf-lines.js';
 import type { BuildFacts } from './facts-types.js';
 import { workdirPn } from './history.js';

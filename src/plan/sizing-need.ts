@@ -3,7 +3,7 @@
 // figure comes with the sentence that explains it.
 
 import type { BuildDir } from '../bitbake/builddir-types.js';
-import { formatBytes } from '../report/format.js';
+import { formatBytes } from '../text/format.js';
 import type { BuildFacts } from './facts-types.js';
 import { workdirPn } from './history.js';
 import type { PublishedTarget } from './published.js';

@@ -1,8 +1,8 @@
 // The shapes of `rambake plan`: what the sizing model takes (options, measured history) and
 // what it gives (a RamPlan that `rambake apply` writes and the reporters render).
 
-import type { Footprint, TaskSpan } from '../analyze/footprint.js';
-import type { RecordedRun } from '../watch/timeline-runs.js';
+import type { RecordedRun } from '../timeline/timeline-runs.js';
+import type { Footprint, TaskSpan } from './footprint.js';
 
 export const PLAN_SCHEMA_VERSION = 1;
 
@@ -45,7 +45,7 @@ export interface TaskTimes {
 
 /**
  * Everything measured on this build, read once for plan, steps and the prediction: the
- * recorded runs (one model, watch/timeline-runs.ts), compile memory and task times from
+ * recorded runs (one model, timeline/timeline-runs.ts), compile memory and task times from
  * buildstats, and the footprint each task left on TMPDIR in the newest run.
  */
 export interface History {

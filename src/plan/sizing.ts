@@ -7,9 +7,10 @@ import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { nodeConfIO } from '../bitbake/conf/node-io.js';
 import { findBuildDir } from '../bitbake/discover.js';
+import { blockValueProblems, sanityProblems } from '../bitbake/tmpdir-path.js';
 import { UsageError } from '../errors.js';
-import { formatBytes } from '../report/format.js';
-import { type BenchIoResult, readBenchIoResult } from './bench-io.js';
+import { type BenchIoResult, readBenchIoResult } from '../system/bench-io-record.js';
+import { formatBytes } from '../text/format.js';
 import { confLines, diskWorkdirLine } from './conf-lines.js';
 import { DISKMON_RULE, diskmonValue } from './diskmon.js';
 import { readBuildFacts } from './facts.js';
@@ -41,7 +42,6 @@ import {
   type PlanReason,
   type RamPlan,
 } from './sizing-types.js';
-import { blockValueProblems, sanityProblems } from './tmpdir-path.js';
 
 export { tmpfsSizeOption } from './sizing-budget.js';
 export type { History, PlanOptions, RamPlan } from './sizing-types.js';

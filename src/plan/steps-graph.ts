@@ -20,12 +20,12 @@ import { chown, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import type { SimTask } from '../analyze/peak.js';
 import { bitbakeUser } from '../bitbake/ask-bitbake.js';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import { type DepGraphFiles, readDepGraph } from '../bitbake/taskdepends.js';
 import { UsageError } from '../errors.js';
 import { waitForLockRelease } from '../system/bitbake-lock.js';
+import type { SimTask } from './peak.js';
 import type { History } from './sizing-types.js';
 import { buildStarts, recipeDeps, simTasksFromDot, simTasksFromSpans } from './steps-tasks.js';
 

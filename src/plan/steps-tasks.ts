@@ -2,9 +2,9 @@
 // or the task spans of a build (buildstats of the recorded run's builds, the watcher's events,
 // or buildstats alone). Pure.
 
-import type { TaskSpan } from '../analyze/footprint.js';
-import type { SimTask } from '../analyze/peak.js';
 import type { DepGraphFiles } from '../bitbake/taskdepends.js';
+import type { TaskSpan } from './footprint.js';
+import type { SimTask } from './peak.js';
 import type { History } from './sizing-types.js';
 
 /** Typical seconds of a task name, for tasks the recorded builds did not run. */

@@ -6,7 +6,7 @@
 import { loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { UsageError } from '../errors.js';
-import { commandTargets } from '../watch/timeline-runs.js';
+import { commandTargets } from '../timeline/timeline-runs.js';
 import { readHistory, recipeWorkdirPeaks } from './history.js';
 import { planFor } from './sizing.js';
 import type { History } from './sizing-types.js';

@@ -1,9 +1,9 @@
 // Renders `rambake apply` and `rambake revert`: what changed (or would), then what is left to do.
 
-import type { ApplyReport } from '../plan/apply.js';
-import type { RevertReport } from '../plan/revert.js';
-import type { KeptOutput } from '../plan/revert-aftermath.js';
-import { formatBytes, plural } from './format.js';
+import type { ApplyReport } from '../apply/apply.js';
+import type { RevertReport } from '../apply/revert.js';
+import type { KeptOutput } from '../apply/revert-aftermath.js';
+import { formatBytes, plural } from '../text/format.js';
 
 /** Plain text: what changed (or would), then what the user still has to do. */
 export function renderApply(r: ApplyReport): string[] {

@@ -1,9 +1,9 @@
 // What `rambake run` says before it starts the command: the doctor errors that would make the
 // build fail (one line each, with its fix), the old DEPLOY_DIR it moved aside, and how to go on.
 
-import type { BeforeBuild } from '../plan/doctor.js';
-import { DEPLOY_OUTLIVES } from '../plan/hazards.js';
-import { renderShellCommand } from '../plan/mount-commands.js';
+import type { BeforeBuild } from '../doctor/doctor.js';
+import { DEPLOY_OUTLIVES } from '../doctor/hazards.js';
+import { renderShellCommand } from '../text/shell.js';
 import { shortFile } from './status.js';
 
 export interface BeforeBuildContext {

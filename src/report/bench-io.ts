@@ -1,9 +1,9 @@
 // `rambake bench-io` as text: ops/s per phase on each file system, the speedup, and what it
 // means for a build.
 
-import type { BenchIoResult, FsFigures } from '../plan/bench-io.js';
 import { PHASES } from '../system/bench-io.js';
-import { type Colors, formatCount, renderTable } from './format.js';
+import type { BenchIoResult, FsFigures } from '../system/bench-io-record.js';
+import { type Colors, formatCount, renderTable } from '../text/format.js';
 
 const rate = (f: FsFigures | undefined, phase: string, fsync: boolean) => {
   const p = (fsync ? f?.fsync : f?.noFsync)?.find((x) => x.phase === phase);

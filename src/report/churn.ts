@@ -3,7 +3,7 @@
 // the recurring churn with causes and fixes, and what was skipped.
 
 import type { ChurnBuild, ChurnReport, Restore, WriteSetscene } from '../analyze/churn.js';
-import { type Colors, formatBytes, formatDuration, renderTable } from './format.js';
+import { type Colors, formatBytes, formatDuration, renderTable } from '../text/format.js';
 
 const MAX_SKIPPED = 10;
 

@@ -1,7 +1,7 @@
 // Renders doctor findings: one block per finding, most severe first, then a count.
 
-import type { Finding } from '../plan/findings.js';
-import { type Colors, plural } from './format.js';
+import type { Finding } from '../doctor/findings.js';
+import { type Colors, plural } from '../text/format.js';
 import { shortFile } from './status.js';
 
 export function renderFindings(topdir: string, findings: Finding[], c: Colors): string[] {

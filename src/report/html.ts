@@ -4,8 +4,8 @@
 
 import { readFileSync } from 'node:fs';
 import type { Report, ReportRunBrief } from '../analyze/report-types.js';
-import { renderShellCommand } from '../plan/mount-commands.js';
-import { formatBytes, formatCount, formatDuration, formatPercent } from './format.js';
+import { formatBytes, formatCount, formatDuration, formatPercent } from '../text/format.js';
+import { renderShellCommand } from '../text/shell.js';
 import { formatOutcome, formatWhen, reportTitle } from './report-text.js';
 import { escapeHtml as e, limitInView, renderAreaChart, renderBarChart } from './svg.js';
 

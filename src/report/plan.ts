@@ -1,9 +1,9 @@
 // Renders a RamPlan as text: the figures with a short why each, every reason in full, the
 // verdict, and the conf lines `rambake apply` writes. JSON is the RamPlan itself.
 
-import { shQuote } from '../plan/ci-ramdisk.js';
 import type { RamPlan } from '../plan/sizing-types.js';
-import { type Colors, formatBytes, formatCount, plural, renderTable } from './format.js';
+import { type Colors, formatBytes, formatCount, plural, renderTable } from '../text/format.js';
+import { quoteShellWord } from '../text/shell.js';
 
 export function renderPlan(plan: RamPlan, c: Colors): string[] {
   const out: string[] = [];
@@ -46,16 +46,11 @@ export function renderPlan(plan: RamPlan, c: Colors): string[] {
   out.push(`${c.bold('Verdict')}  ${verdict}`);
   out.push('', c.bold('Mount (as root; `rambake apply` does it)'));
   out.push(
-    `  mount -t tmpfs -o ${plan.mount.options.join(',')} ${plan.mount.source} ${shellWord(plan.tmpfs.path)}`,
+    `  mount -t tmpfs -o ${plan.mount.options.join(',')} ${plan.mount.source} ${quoteShellWord(plan.tmpfs.path)}`,
   );
   out.push('', c.bold('Conf lines (the block `rambake apply` writes, by default into conf/auto.conf)'));
   out.push(...indent(plan.conf));
   return out;
-}
-
-/** A path as typed at a shell prompt: bare when safe, quoted otherwise. */
-function shellWord(path: string): string {
-  return /^[\w@%+=:,./-]+$/.test(path) ? path : shQuote(path);
 }
 
 function indent(lines: string[]): string[] {

@@ -3,7 +3,7 @@
 
 import { renderBitbakeCommand } from '../plan/mount-commands.js';
 import type { Prediction } from '../plan/predict.js';
-import { type Colors, formatBytes, formatDuration, renderTable } from './format.js';
+import { type Colors, formatBytes, formatDuration, renderTable } from '../text/format.js';
 
 export function renderPrediction(p: Prediction, c: Colors): string[] {
   const out: string[] = [];

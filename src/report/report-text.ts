@@ -2,7 +2,6 @@
 // times with the offset from the run's start (stable in golden files, whatever the zone).
 
 import type { Report, ReportRunBrief, ReportStep, ReportStop } from '../analyze/report-types.js';
-import { renderShellCommand } from '../plan/mount-commands.js';
 import {
   type Colors,
   formatBytes,
@@ -11,7 +10,8 @@ import {
   formatPercent,
   plural,
   renderTable,
-} from './format.js';
+} from '../text/format.js';
+import { renderShellCommand } from '../text/shell.js';
 
 const MAX_SKIPPED = 10;
 const indent = (lines: string[]) => lines.map((l) => `  ${l}`);

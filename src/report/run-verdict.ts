@@ -2,8 +2,8 @@
 // what to do next (steps when it ran in one go, more room when even the steps did not fit).
 
 import { tmpfsThresholds } from '../plan/diskmon.js';
-import { renderShellCommand } from '../plan/mount-commands.js';
-import { formatBytes } from './format.js';
+import { formatBytes } from '../text/format.js';
+import { renderShellCommand } from '../text/shell.js';
 
 export interface FullTmpfsInput {
   exitCode: number;

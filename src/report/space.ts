@@ -3,7 +3,7 @@
 
 import type { RecipeSpace, SpaceReport, Usage } from '../analyze/space.js';
 import type { SpaceComparison } from '../analyze/space-compare.js';
-import { type Colors, formatBytes, formatCount, renderTable } from './format.js';
+import { type Colors, formatBytes, formatCount, renderTable } from '../text/format.js';
 
 const MAX_RECIPES = 25;
 const MAX_FOLDERS = 4;

@@ -2,8 +2,8 @@
 
 import { normalize, relative } from 'node:path';
 import type { PathKey } from '../plan/facts-types.js';
-import type { StatusReport } from '../plan/status.js';
-import { type Colors, formatBytes, formatCount, renderTable } from './format.js';
+import { type Colors, formatBytes, formatCount, renderTable } from '../text/format.js';
+import type { StatusReport } from '../usecases/status.js';
 
 /** `/b/build/tmp` → `${TOPDIR}/tmp`; other paths as they are. */
 export function topdirRelative(topdir: string, path: string): string {

@@ -3,7 +3,7 @@
 
 import { renderBitbakeCommand, renderRunStepsCommand } from '../plan/mount-commands.js';
 import type { StepsProposal } from '../plan/steps.js';
-import { type Colors, formatBytes, renderTable } from './format.js';
+import { type Colors, formatBytes, renderTable } from '../text/format.js';
 
 export function renderSteps(p: StepsProposal, c: Colors): string[] {
   const out: string[] = [];

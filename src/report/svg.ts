@@ -3,7 +3,7 @@
 // (`c0`…`c9`, `other`, `nonwork`) so the page's light and dark themes apply. No `xmlns`: SVG
 // inside HTML gets its namespace from the parser, and the page carries no URL at all.
 
-import { formatBytes, formatDuration } from './format.js';
+import { formatBytes, formatDuration } from '../text/format.js';
 
 /** Text for HTML and SVG: the five characters that can end a text node or an attribute. */
 export function escapeHtml(s: string): string {

@@ -1,9 +1,6 @@
 // Rendering for `rambake watch` and `rambake run`: the live view (redrawn in place on a TTY),
 // plain timestamped lines otherwise, and the end-of-build summary. Pure: values in, lines out.
 
-import type { StepResult } from '../watch/run.js';
-import type { TimelineEvent, TimelineSummary } from '../watch/timeline-types.js';
-import type { WatchView } from '../watch/view.js';
 import {
   type Colors,
   formatBytes,
@@ -11,7 +8,10 @@ import {
   formatDuration,
   formatPercent,
   renderTable,
-} from './format.js';
+} from '../text/format.js';
+import type { TimelineEvent, TimelineSummary } from '../timeline/timeline-types.js';
+import type { StepResult } from '../watch/run.js';
+import type { WatchView } from '../watch/view.js';
 
 const BAR = 30;
 /** Warn when the forecast says full within this many seconds. */

@@ -5,13 +5,13 @@ import { constants } from 'node:os';
 import { execa, type ResultPromise } from 'execa';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import { peakRssKiB } from '../system/peak-rss.js';
-import { readTimeline } from './timeline-file.js';
+import { readTimeline } from '../timeline/timeline-file.js';
 import {
   TIMELINE_SCHEMA_VERSION,
   type TimelineLine,
   type TimelineSample,
   type TimelineSummary,
-} from './timeline-types.js';
+} from '../timeline/timeline-types.js';
 import type { WatchView } from './view.js';
 import { startWatch } from './watcher.js';
 

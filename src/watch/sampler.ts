@@ -13,9 +13,9 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { scanTree } from '../system/du.js';
 import { statFsSync } from '../system/fsstat.js';
+import type { TimelineSample } from '../timeline/timeline-types.js';
 import type { FillPoint } from './forecast.js';
 import type { WorkdirStates } from './states.js';
-import type { TimelineSample } from './timeline-types.js';
 
 /** A cleaned dir that grew this much since its cleaning was refilled (setscene we did not see). */
 const REFILL_BYTES = 1024 * 1024;

@@ -2,6 +2,7 @@
 // cleaned folder growing, the build ending) in, state changes out. No I/O: the watcher feeds
 // it, tests drive it directly.
 
+import type { WorkdirState } from '../timeline/timeline-types.js';
 import {
   type classifyFound,
   deliverablesDone,
@@ -10,7 +11,6 @@ import {
   type WorkdirId,
   workdirKey,
 } from './classify.js';
-import type { WorkdirState } from './timeline-types.js';
 
 export type StateInput =
   | { kind: 'build-start'; t: number }

@@ -1,10 +1,10 @@
 // The live picture the display renders: fill, forecast, the biggest work dirs, warnings.
 
+import type { SummaryBuilder } from '../timeline/summary.js';
+import type { TimelineSample, WorkdirState } from '../timeline/timeline-types.js';
 import { type Forecast, forecastFill } from './forecast.js';
 import type { Sampler } from './sampler.js';
 import type { WorkdirStates } from './states.js';
-import type { SummaryBuilder } from './summary.js';
-import type { TimelineSample, WorkdirState } from './timeline-types.js';
 
 export interface WatchViewDir {
   workdir: string;

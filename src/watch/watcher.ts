@@ -10,18 +10,22 @@ import type { BuildDir } from '../bitbake/builddir-types.js';
 import { buildNameToEpochMs } from '../bitbake/buildstats.js';
 import type { ConsoleEvent } from '../bitbake/consolelog.js';
 import { splitPF } from '../bitbake/pf.js';
-import { readHostFacts, toMountFacts } from '../plan/facts.js';
 import { lockHeld } from '../system/bitbake-lock.js';
+import { readHostFacts, toMountFacts } from '../system/host-facts.js';
 import { findMount, readMountinfo } from '../system/mounts.js';
+import { SummaryBuilder } from '../timeline/summary.js';
+import { defaultTimelinePath, TimelineWriter } from '../timeline/timeline-file.js';
+import {
+  TIMELINE_SCHEMA_VERSION,
+  type TimelineLine,
+  type TimelineSummary,
+} from '../timeline/timeline-types.js';
 import { workdirOfPath, workSharedId } from './classify.js';
 import { ConsoleFollower } from './console-follow.js';
 import { findWorkdirs, findWorkShared, inspectWorkdir } from './found.js';
 import { PastTaskTimes } from './past-times.js';
 import { Sampler } from './sampler.js';
 import { type StateChange, type StateInput, WorkdirStates } from './states.js';
-import { SummaryBuilder } from './summary.js';
-import { defaultTimelinePath, TimelineWriter } from './timeline-file.js';
-import { TIMELINE_SCHEMA_VERSION, type TimelineLine, type TimelineSummary } from './timeline-types.js';
 import { buildView, type WatchView } from './view.js';
 
 export interface WatchOptions {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { collectChurn } from '../../src/analyze/churn-read.js';
 import { renderChurn } from '../../src/report/churn.js';
-import { makeColors } from '../../src/report/format.js';
+import { makeColors } from '../../src/text/format.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { buildWithFixture, confOnly, sanitize } from './helpers.js';
 

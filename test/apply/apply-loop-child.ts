@@ -1,7 +1,7 @@
 // Child process for the kill -9 test: applies two plans in turn, forever, to one conf file.
 // The parent kills it at a random moment and checks the file is whole.
 
-import { writeManagedBlock } from '../../src/plan/conf-write.js';
+import { writeManagedBlock } from '../../src/apply/conf-write.js';
 
 const [file] = process.argv.slice(2);
 const PLANS = [

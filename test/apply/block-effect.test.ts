@@ -5,7 +5,7 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { forcedLine, linesNotInEffect } from '../../src/plan/block-effect.js';
+import { forcedLine, linesNotInEffect } from '../../src/apply/block-effect.js';
 import { renderBlock } from '../../src/plan/managed-block.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample, runRambake } from '../helpers/exec.js';

@@ -11,14 +11,14 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UnsafeEditError } from '../../src/errors.js';
 import {
   acquireLock,
   BACKUP_SUFFIX,
   LOCK_NAME,
   writeFileAtomic,
   writeManagedBlock,
-} from '../../src/plan/conf-write.js';
+} from '../../src/apply/conf-write.js';
+import { UnsafeEditError } from '../../src/errors.js';
 import { insertBlock } from '../../src/plan/managed-block.js';
 import { ROOT, tempDir } from '../helpers/exec.js';
 

@@ -7,13 +7,12 @@ import {
   type MountSpec,
   mountArgv,
   mountUnitName,
-  quoteShellWord,
   readTemplate,
   renderFstabLine,
   renderMountUnit,
-  renderShellCommand,
   sudoCommands,
 } from '../../src/plan/mount-commands.js';
+import { quoteShellWord, renderShellCommand } from '../../src/text/shell.js';
 
 const OPTIONS = ['size=8589934592', 'nr_inodes=409600', 'mode=0755', 'uid=1000', 'gid=1000', 'noatime'];
 const spec = (path: string): MountSpec => ({ source: 'rambake-1a2b3c', path, options: OPTIONS });

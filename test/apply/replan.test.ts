@@ -2,7 +2,7 @@
 
 import { isAbsolute } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runApply } from '../../src/plan/apply.js';
+import { runApply } from '../../src/apply/apply.js';
 import { loadBuildDirForPlan, makePlan } from '../../src/plan/sizing.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample } from '../helpers/exec.js';

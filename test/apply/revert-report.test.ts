@@ -6,11 +6,11 @@
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { applyPlan } from '../../src/apply/apply.js';
+import { revertApply } from '../../src/apply/revert.js';
+import { findKeptOutputs, predictNextBuild } from '../../src/apply/revert-aftermath.js';
 import { loadBuildDir } from '../../src/bitbake/builddir.js';
-import { applyPlan } from '../../src/plan/apply.js';
 import { tmpfsSourceName } from '../../src/plan/mount-commands.js';
-import { revertApply } from '../../src/plan/revert.js';
-import { findKeptOutputs, predictNextBuild } from '../../src/plan/revert-aftermath.js';
 import { renderRevert } from '../../src/report/apply.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample, tempDir } from '../helpers/exec.js';

@@ -5,10 +5,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compareFigures, type FsFigures, readBenchIoResult, runBenchIo } from '../../src/plan/bench-io.js';
 import { renderBenchIo } from '../../src/report/bench-io.js';
-import { makeColors } from '../../src/report/format.js';
 import { PHASES, runWorkload } from '../../src/system/bench-io.js';
+import { type FsFigures, readBenchIoResult } from '../../src/system/bench-io-record.js';
+import { makeColors } from '../../src/text/format.js';
+import { compareFigures, runBenchIo } from '../../src/usecases/bench-io.js';
 import { copyExample, tempDir } from '../helpers/exec.js';
 
 const isRoot = process.getuid?.() === 0;

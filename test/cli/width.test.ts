@@ -3,8 +3,8 @@
 
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { fitLine, truncateLine } from '../../src/report/fit-width.js';
-import { stripAnsi } from '../../src/report/format.js';
+import { fitLine, truncateLine } from '../../src/text/fit-width.js';
+import { stripAnsi } from '../../src/text/format.js';
 import { CLI, copyExample } from '../helpers/exec.js';
 
 const env = {

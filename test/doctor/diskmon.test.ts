@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBuildDir } from '../../src/bitbake/builddir.js';
 import type { BuildDir } from '../../src/bitbake/builddir-types.js';
-import { checkDiskmon } from '../../src/plan/check-diskmon.js';
+import { checkDiskmon } from '../../src/doctor/check-diskmon.js';
+import { checkHazards } from '../../src/doctor/hazards.js';
 import { diskmonValue } from '../../src/plan/diskmon.js';
 import type { BuildFacts, FsFacts, MountFacts, PathFacts, PathKey } from '../../src/plan/facts-types.js';
-import { checkHazards } from '../../src/plan/hazards.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample } from '../helpers/exec.js';
 

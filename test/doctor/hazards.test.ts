@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBuildDir } from '../../src/bitbake/builddir.js';
 import type { BuildDir } from '../../src/bitbake/builddir-types.js';
+import { checkHazards } from '../../src/doctor/hazards.js';
 import type { BuildFacts, MountFacts, PathKey } from '../../src/plan/facts-types.js';
-import { checkHazards } from '../../src/plan/hazards.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample, copyFixture } from '../helpers/exec.js';
 

@@ -3,8 +3,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BENCH_IO_SCHEMA_VERSION, type BenchIoResult, benchIoFile } from '../../src/plan/bench-io.js';
 import { makePlan } from '../../src/plan/sizing.js';
+import {
+  BENCH_IO_SCHEMA_VERSION,
+  type BenchIoResult,
+  benchIoFile,
+} from '../../src/system/bench-io-record.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample } from '../helpers/exec.js';
 

@@ -7,7 +7,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { makeCiRamdisk, shQuote } from '../../src/plan/ci-ramdisk.js';
+import { quoteShellWord } from '../../src/text/shell.js';
+import { makeCiRamdisk } from '../../src/usecases/ci-ramdisk.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { tempDir } from '../helpers/exec.js';
 import { GiB } from './fixture.js';
@@ -36,8 +37,8 @@ describe('ci-ramdisk paths in one spelling', () => {
           copyFrom: tree + copyFrom,
           cpus: 1,
         });
-        expect(r.script).toContain(`RAMDISK_DIR=${shQuote(tree)}\n`);
-        expect(r.script).toContain(`COPY_FROM=${shQuote(tree)}\n`);
+        expect(r.script).toContain(`RAMDISK_DIR=${quoteShellWord(tree)}\n`);
+        expect(r.script).toContain(`COPY_FROM=${quoteShellWord(tree)}\n`);
         const run = await execa('sh', ['-c', r.script], { reject: false });
         cleanups.push(() => {
           execFileSync('umount', [tree]);

@@ -4,7 +4,8 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { ciRamdiskOptions } from '../../src/cli/ci-ramdisk.js';
 import { UsageError } from '../../src/errors.js';
-import { ciJobs, makeCiRamdisk, shQuote } from '../../src/plan/ci-ramdisk.js';
+import { quoteShellWord } from '../../src/text/shell.js';
+import { ciJobs, makeCiRamdisk } from '../../src/usecases/ci-ramdisk.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { tempDir } from '../helpers/exec.js';
 import { GiB } from './fixture.js';
@@ -23,12 +24,12 @@ const NASTY = [
   'tab\there * ? [a] ~ # ! & | ; < >',
 ];
 
-describe('shQuote', () => {
+describe('quoteShellWord', () => {
   it('round-trips every value through sh unchanged and runs nothing', async () => {
     const dir = tempDir();
     cleanups.push(dir.cleanup);
     for (const value of NASTY) {
-      const r = await execa('sh', ['-c', `printf '%s' ${shQuote(value)}`], { cwd: dir.path });
+      const r = await execa('sh', ['-c', `printf '%s' ${quoteShellWord(value)}`], { cwd: dir.path });
       expect(r.stdout).toBe(value);
     }
     expect(existsSync(join(dir.path, 'pwned'))).toBe(false);

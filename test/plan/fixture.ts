@@ -6,7 +6,7 @@ import { BUILD_VARS } from '../../src/bitbake/builddir-types.js';
 import type { BuildFacts, PathFacts, PathKey } from '../../src/plan/facts-types.js';
 import { emptyTimes } from '../../src/plan/history.js';
 import type { History } from '../../src/plan/sizing-types.js';
-import type { RecordedRun } from '../../src/watch/timeline-runs.js';
+import type { RecordedRun } from '../../src/timeline/timeline-runs.js';
 
 export const GiB = 2 ** 30;
 export const MiB = 2 ** 20;

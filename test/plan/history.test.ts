@@ -2,12 +2,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { percentile, readHistory } from '../../src/plan/history.js';
 import { needFromHistory } from '../../src/plan/sizing-need.js';
-import { parseTimeline as parseTimelineText } from '../../src/watch/timeline-file.js';
+import { parseTimeline as parseTimelineText } from '../../src/timeline/timeline-file.js';
 import {
   commandTargets,
   readRecordedRun as readRun,
   recordedRunFrom,
-} from '../../src/watch/timeline-runs.js';
+} from '../../src/timeline/timeline-runs.js';
 import { ROOT } from '../helpers/exec.js';
 import { GiB, MiB, makeBuildDir, makeHistory } from './fixture.js';
 

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { statFsSync } from '../../src/system/fsstat.js';
-import type { TimelineLine } from '../../src/watch/timeline-types.js';
+import type { TimelineLine } from '../../src/timeline/timeline-types.js';
 import { FAKE_BIN, ROOT } from '../helpers/exec.js';
 
 export interface FakeBuild {

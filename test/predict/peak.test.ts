@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { measureFootprint } from '../../src/analyze/footprint.js';
-import { type SimTask, simulateBuild, simulateSteps, weighTasks } from '../../src/analyze/peak.js';
+import { measureFootprint } from '../../src/plan/footprint.js';
+import { type SimTask, simulateBuild, simulateSteps, weighTasks } from '../../src/plan/peak.js';
 
 // Two recipes a and b, each: compile (adds bytes) → rm_work (frees most) → build.
 function recipe(pn: string, compile: number, bytes: number, deps: string[] = []): SimTask[] {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type Prediction, reconcileVerdict, tooLittle } from '../../src/plan/predict.js';
 import { planRamBuild } from '../../src/plan/sizing.js';
-import { makeColors } from '../../src/report/format.js';
 import { renderPrediction } from '../../src/report/predict.js';
+import { makeColors } from '../../src/text/format.js';
 import { GiB, makeBuildDir, makeFacts, makeHistory } from '../plan/fixture.js';
 
 const base: Prediction = {

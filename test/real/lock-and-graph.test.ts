@@ -20,7 +20,7 @@ import {
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
-import { assertUnused } from '../../src/plan/revert.js';
+import { assertUnused } from '../../src/apply/revert.js';
 import { readLockState, waitForLockRelease } from '../../src/system/bitbake-lock.js';
 import { CLI, runRambake } from '../helpers/exec.js';
 import {

@@ -13,7 +13,7 @@ import { execa } from 'execa';
 import { beforeAll, expect, it } from 'vitest';
 import type { ChurnReport } from '../../src/analyze/churn.js';
 import type { SpaceReport } from '../../src/analyze/space.js';
-import type { TimelineLine, TimelineSummary } from '../../src/watch/timeline-types.js';
+import type { TimelineLine, TimelineSummary } from '../../src/timeline/timeline-types.js';
 import { CLI, runRambake } from '../helpers/exec.js';
 import {
   asBuildUser,

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectReport } from '../../src/analyze/report-read.js';
 import { UsageError } from '../../src/errors.js';
-import { makeColors } from '../../src/report/format.js';
 import { renderReportText } from '../../src/report/report-text.js';
+import { makeColors } from '../../src/text/format.js';
 import { buildWithRun, confOnly } from './helpers.js';
 
 let cleanup: (() => void) | undefined;

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../src/analyze/report-types.js';
-import { readTimeline } from '../../src/watch/timeline-file.js';
+import { readTimeline } from '../../src/timeline/timeline-file.js';
 import { buildEnv, rambake, rmWorkBuild, runBuild } from '../watch/helpers.js';
 
 describe('report: one go vs in steps', () => {

@@ -10,7 +10,7 @@ import { assembleReport } from '../../src/analyze/report.js';
 import { collectReport } from '../../src/analyze/report-read.js';
 import { readReportTemplate, renderHtml } from '../../src/report/html.js';
 import { limitInView } from '../../src/report/svg.js';
-import { parseTimeline } from '../../src/watch/timeline-file.js';
+import { parseTimeline } from '../../src/timeline/timeline-file.js';
 import { tempDir } from '../helpers/exec.js';
 import { CHROMIUM, OUT, openReport } from './browser.js';
 import { buildWithRun, confOnly } from './helpers.js';

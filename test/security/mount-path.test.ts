@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { blockValueProblems, MAX_TMPDIR_LENGTH, sanityProblems } from '../../src/plan/tmpdir-path.js';
+import { blockValueProblems, MAX_TMPDIR_LENGTH, sanityProblems } from '../../src/bitbake/tmpdir-path.js';
 import { copyExample, runRambake } from '../helpers/exec.js';
 
 describe('the TMPDIR path rules', () => {

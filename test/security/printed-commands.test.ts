@@ -7,13 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  renderBitbakeCommand,
-  renderRunStepsCommand,
-  renderShellCommand,
-} from '../../src/plan/mount-commands.js';
-import { makeColors } from '../../src/report/format.js';
+import { renderBitbakeCommand, renderRunStepsCommand } from '../../src/plan/mount-commands.js';
 import { renderSteps } from '../../src/report/steps.js';
+import { makeColors } from '../../src/text/format.js';
+import { renderShellCommand } from '../../src/text/shell.js';
 import { tempDir } from '../helpers/exec.js';
 
 const canary = join(tempDir('rambake-canary-').path, 'pwned');

@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { registerSteps } from '../../src/cli/steps.js';
 import { makePlan } from '../../src/plan/sizing.js';
 import { proposeSteps } from '../../src/plan/steps.js';
-import { makeColors } from '../../src/report/format.js';
 import { renderSteps } from '../../src/report/steps.js';
+import { makeColors } from '../../src/text/format.js';
 import { copyExample, FAKE_BIN } from '../helpers/exec.js';
 
 const envFor = (topdir: string) => ({

@@ -5,8 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { asideName, dateStamp, moveAside } from '../../src/plan/deploy-aside.js';
-import { moveAsideCommand } from '../../src/plan/hazards.js';
+import { asideName, dateStamp, moveAside } from '../../src/apply/deploy-aside.js';
+import { moveAsideCommand } from '../../src/doctor/hazards.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { tempDir } from '../helpers/exec.js';
 

@@ -2,7 +2,7 @@ import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { checkHazards } from '../../src/plan/hazards.js';
+import { checkHazards } from '../../src/doctor/hazards.js';
 import {
   bitbakeProgram,
   decideLockState,

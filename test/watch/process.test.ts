@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countInotifyWatches } from '../../src/system/inotify.js';
-import { readTimeline } from '../../src/watch/timeline-file.js';
+import { readTimeline } from '../../src/timeline/timeline-file.js';
 import { buildEnv, ENTRY, rambake, rmWorkBuild } from './helpers.js';
 
 let cleanups: (() => void)[] = [];

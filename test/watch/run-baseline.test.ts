@@ -3,11 +3,11 @@
 
 import { describe, expect, it } from 'vitest';
 import { assembleReport } from '../../src/analyze/report.js';
-import { makeColors } from '../../src/report/format.js';
 import { renderRunSummary } from '../../src/report/watch.js';
-import { parseTimeline } from '../../src/watch/timeline-file.js';
-import { recordedRunFrom } from '../../src/watch/timeline-runs.js';
-import type { TimelineLine } from '../../src/watch/timeline-types.js';
+import { makeColors } from '../../src/text/format.js';
+import { parseTimeline } from '../../src/timeline/timeline-file.js';
+import { recordedRunFrom } from '../../src/timeline/timeline-runs.js';
+import type { TimelineLine } from '../../src/timeline/timeline-types.js';
 
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;

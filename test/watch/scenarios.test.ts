@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readTimeline } from '../../src/watch/timeline-file.js';
+import { readTimeline } from '../../src/timeline/timeline-file.js';
 import { buildEnv, listFiles, rambake, rmWorkBuild, runBuild } from './helpers.js';
 
 let cleanup: (() => void) | undefined;

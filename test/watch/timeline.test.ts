@@ -1,18 +1,18 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findLingering } from '../../src/analyze/lingering.js';
-import { makeColors } from '../../src/report/format.js';
 import { frameText, renderRunSummary, warningsOf } from '../../src/report/watch.js';
-import { forecastFill } from '../../src/watch/forecast.js';
-import { summarizeTimeline } from '../../src/watch/summary.js';
+import { makeColors } from '../../src/text/format.js';
+import { findLingering } from '../../src/timeline/lingering.js';
+import { summarizeTimeline } from '../../src/timeline/summary.js';
 import {
   defaultTimelinePath,
   parseTimeline,
   readTimeline,
   TimelineWriter,
-} from '../../src/watch/timeline-file.js';
-import type { TimelineLine } from '../../src/watch/timeline-types.js';
+} from '../../src/timeline/timeline-file.js';
+import type { TimelineLine } from '../../src/timeline/timeline-types.js';
+import { forecastFill } from '../../src/watch/forecast.js';
 import { tempDir } from '../helpers/exec.js';
 
 const GIB = 1024 ** 3;

@@ -6,10 +6,25 @@ import { existsSync, promises as fsp, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { RefusedError, UnsafeEditError, UnsafeMountError, UsageError } from '../errors.js';
-import { formatBytes } from '../report/format.js';
+import { checkBlockLines, renderKasSnippet, unifiedDiff } from '../plan/managed-block.js';
+import {
+  type MountSpec,
+  mountArgv,
+  mountUnitName,
+  readTemplate,
+  renderFstabLine,
+  renderMountUnit,
+  sudoCommands,
+  umountArgv,
+} from '../plan/mount-commands.js';
+import { loadBuildDirForPlan, planFor } from '../plan/sizing.js';
+import type { PlanOptions, PlanScope, RamPlan } from '../plan/sizing-types.js';
 import { scanTree } from '../system/du.js';
+import { readHostFacts } from '../system/host-facts.js';
 import { readMountinfo } from '../system/mounts.js';
 import { checkMountPoint, mountAt, mountTmpfs, unmountTmpfs } from '../system/tmpfs.js';
+import { formatBytes } from '../text/format.js';
+import { renderShellCommand } from '../text/shell.js';
 import { confirmWithBitbake, type SettledBlock, settleBlock } from './block-verify.js';
 import {
   type ApplyState,
@@ -24,22 +39,7 @@ import {
   writeApplyState,
   writeFileAtomic,
 } from './conf-write.js';
-import { readHostFacts } from './facts.js';
 import { removeKilledTemps } from './killed-temps.js';
-import { checkBlockLines, renderKasSnippet, unifiedDiff } from './managed-block.js';
-import {
-  type MountSpec,
-  mountArgv,
-  mountUnitName,
-  readTemplate,
-  renderFstabLine,
-  renderMountUnit,
-  renderShellCommand,
-  sudoCommands,
-  umountArgv,
-} from './mount-commands.js';
-import { loadBuildDirForPlan, planFor } from './sizing.js';
-import type { PlanOptions, PlanScope, RamPlan } from './sizing-types.js';
 
 export const APPLY_SCHEMA_VERSION = 1;
 export type ConfChoice = 'auto' | 'local' | 'site' | 'kas';

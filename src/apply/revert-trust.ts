@@ -6,10 +6,10 @@
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT_USAGE, RambakeError } from '../errors.js';
+import { tmpfsSourceName } from '../plan/mount-commands.js';
 import type { MountEntry } from '../system/mounts.js';
 import { mountAt, submountsOf } from '../system/tmpfs.js';
 import type { ApplyState } from './conf-write.js';
-import { tmpfsSourceName } from './mount-commands.js';
 
 /** The conf files apply may write its block into (`--conf auto|local|site`). */
 export const BLOCK_CONF_NAMES = ['auto.conf', 'local.conf', 'site.conf'] as const;

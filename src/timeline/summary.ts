@@ -1,7 +1,7 @@
 // The end-of-run figures, computed from timeline lines alone: the watcher feeds it as it
 // writes, and `readTimeline` replays a file whose summary line is missing (kill -9).
 
-import { findLingering } from '../analyze/lingering.js';
+import { findLingering } from './lingering.js';
 import { baselineBytes, ownFileSystem } from './run-baseline.js';
 import type { TimelineLine, TimelineSummary, WorkdirState } from './timeline-types.js';
 

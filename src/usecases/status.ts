@@ -5,8 +5,8 @@ import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions, ResolvedVar } from '../bitbake/builddir-types.js';
 import type { ConfDiagnostic } from '../bitbake/conf/types.js';
 import type { Layer } from '../bitbake/layers.js';
-import { readBuildFacts } from './facts.js';
-import type { HostFacts, PathFacts, PathKey } from './facts-types.js';
+import { readBuildFacts } from '../plan/facts.js';
+import type { HostFacts, PathFacts, PathKey } from '../plan/facts-types.js';
 
 export const STATUS_SCHEMA_VERSION = 1;
 

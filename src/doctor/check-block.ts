@@ -3,9 +3,9 @@
 // then the "RAM build" runs on disk. Judged with the best values at hand: BitBake's own
 // (bitbake -e or the event log) when it was asked, else rambake's reading of the conf files.
 
+import { linesNotInEffect } from '../apply/block-effect.js';
 import type { BuildDir } from '../bitbake/builddir-types.js';
-import { linesNotInEffect } from './block-effect.js';
-import type { BuildFacts } from './facts-types.js';
+import type { BuildFacts } from '../plan/facts-types.js';
 import type { Finding } from './findings.js';
 
 export function checkManagedBlock(bd: BuildDir, facts: BuildFacts): Finding[] {

@@ -6,11 +6,14 @@ import { existsSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UnsafeMountError } from '../errors.js';
+import { findBlock, markerProblem, removeBlock, unifiedDiff } from '../plan/managed-block.js';
+import { umountArgv } from '../plan/mount-commands.js';
 import { waitForLockRelease } from '../system/bitbake-lock.js';
 import { scanTree } from '../system/du.js';
 import { readMountinfo } from '../system/mounts.js';
 import { readText } from '../system/read-file.js';
 import { findHolders, type Holder, unmountTmpfs } from '../system/tmpfs.js';
+import { renderShellCommand } from '../text/shell.js';
 import {
   acquireLock,
   BACKUP_SUFFIX,
@@ -22,8 +25,6 @@ import {
   writeFileAtomic,
 } from './conf-write.js';
 import { removeKilledTemps } from './killed-temps.js';
-import { findBlock, markerProblem, removeBlock, unifiedDiff } from './managed-block.js';
-import { renderShellCommand, umountArgv } from './mount-commands.js';
 import { findKeptOutputs, type KeptOutput, type NextBuild, predictNextBuild } from './revert-aftermath.js';
 import { checkRecordedState, ourMount } from './revert-trust.js';
 

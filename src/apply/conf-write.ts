@@ -5,10 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UnsafeEditError } from '../errors.js';
+import { insertBlock } from '../plan/managed-block.js';
+import type { PlanScope } from '../plan/sizing-types.js';
 import { syncDir, writeFileAtomic } from '../system/atomic-write.js';
 import { readFileBounded, readText } from '../system/read-file.js';
-import { insertBlock } from './managed-block.js';
-import type { PlanScope } from './sizing-types.js';
 import { parseApplyState } from './state-check.js';
 
 export { syncDir, writeFileAtomic };

@@ -1,12 +1,13 @@
 // `rambake ci-ramdisk`: a ready shell script that puts a CI job's working tree on a RAM disk,
 // a Linux tmpfs or a FreeBSD swap-backed memory disk (mdconfig + newfs -U, as PostgreSQL's CI
 // does), plus job counts. The script text lives in templates/; user values only ever enter it
-// through `shQuote`, in the variable assignments at its top.
+// through `quoteShellWord`, in the variable assignments at its top.
 
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { tmpfsSizeOption } from './sizing-budget.js';
+import { tmpfsSizeOption } from '../plan/sizing-budget.js';
+import { quoteShellWord } from '../text/shell.js';
 
 export const CI_RAMDISK_SCHEMA_VERSION = 1;
 export type CiOs = 'linux' | 'freebsd';
@@ -25,15 +26,6 @@ export interface CiRamdisk {
   os: CiOs;
   script: string;
   jobs: { build: number; test: number };
-}
-
-/**
- * The one function that puts a value into shell text: single quotes, each `'` closed, escaped
- * and reopened. Nothing inside single quotes is special to sh ($, `, \, ", blanks).
- *   it's $(x) → 'it'\''s $(x)'
- */
-export function shQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 /** tmpfs nr_inodes for a CI disk: 64k per GiB (see sizing-need.ts), at least 400k. */
@@ -88,7 +80,7 @@ export function renderCiRamdisk(template: string, opts: CiRamdiskOptions): CiRam
   // `RAMDISK_DIR=@RAMDISK_DIR@` → `RAMDISK_DIR='/mnt/ram disk'`
   const script = template.replace(/@([A-Z_]+)@/g, (whole, name: string) => {
     const value = values[name];
-    return value === undefined ? whole : shQuote(value);
+    return value === undefined ? whole : quoteShellWord(value);
   });
   return { schemaVersion: CI_RAMDISK_SCHEMA_VERSION, os: opts.os, script, jobs };
 }

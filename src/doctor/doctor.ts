@@ -1,9 +1,9 @@
 // `rambake doctor`: every hazard check over the build and the host.
 
+import { moveAside } from '../apply/deploy-aside.js';
 import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
-import { moveAside } from './deploy-aside.js';
-import { readBuildFacts } from './facts.js';
+import { readBuildFacts } from '../plan/facts.js';
 import { type Finding, sortFindings } from './findings.js';
 import { checkHazards, DEPLOY_OUTLIVES } from './hazards.js';
 

@@ -4,14 +4,14 @@
 import { basename, dirname, join, relative } from 'node:path';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import type { Statement } from '../bitbake/conf/types.js';
-import { formatBytes } from '../report/format.js';
+import { sanityProblems } from '../bitbake/tmpdir-path.js';
+import type { BuildFacts, MountFacts, PathKey } from '../plan/facts-types.js';
+import { formatBytes } from '../text/format.js';
+import { renderShellCommand } from '../text/shell.js';
 import { checkManagedBlock } from './check-block.js';
 import { checkDiskmon } from './check-diskmon.js';
 import { checkBitbakeLock } from './check-lock.js';
-import type { BuildFacts, MountFacts, PathKey } from './facts-types.js';
 import type { Finding } from './findings.js';
-import { renderShellCommand } from './mount-commands.js';
-import { sanityProblems } from './tmpdir-path.js';
 
 const USER_CONFS = new Set(['site.conf', 'auto.conf', 'toolcfg.conf', 'local.conf']);
 /** bitbake.conf sets these with ?= before the user's conf files are read (bitbake-formats.md §2). */

@@ -3,7 +3,6 @@
 // and without fsync; the result is saved to ${TOPDIR}/rambake/bench-io.json (outside TMPDIR,
 // which may be volatile) so `plan` can cite it.
 
-import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadBuildDir } from '../bitbake/builddir.js';
@@ -15,33 +14,14 @@ import {
   scratchIn,
   scratchTmpfs,
 } from '../system/bench-io.js';
+import {
+  BENCH_IO_SCHEMA_VERSION,
+  type BenchIoResult,
+  type FsFigures,
+  saveBenchIoResult,
+} from '../system/bench-io-record.js';
+import { nearestExisting } from '../system/host-facts.js';
 import { readMountFor } from '../system/mounts.js';
-import { readText } from '../system/read-file.js';
-import { nearestExisting } from './facts.js';
-
-export const BENCH_IO_SCHEMA_VERSION = 1;
-
-export interface FsFigures {
-  path: string;
-  fsType: string;
-  kind: ScratchDir['kind'];
-  noFsync: PhaseFigure[];
-  fsync: PhaseFigure[];
-}
-
-export interface BenchIoResult {
-  schemaVersion: number;
-  at: string;
-  seconds: number;
-  disk: FsFigures;
-  tmpfs?: FsFigures;
-  /** tmpfs ops/s ÷ disk ops/s, per phase and for the whole mix (no fsync; fsync). */
-  speedup?: { noFsync: number; fsync: number; phases: Record<string, number> };
-  /** Share of the workload's file-system time a tmpfs TMPDIR saves (no fsync, as BitBake writes). */
-  savedShare?: number;
-  savedTo?: string;
-  notes: string[];
-}
 
 export interface BenchIoOptions {
   dir?: string;
@@ -140,28 +120,5 @@ export async function runBenchIo(load: LoadOptions, opts: BenchIoOptions = {}): 
   } finally {
     await disk.release();
     await tmpfs?.release();
-  }
-}
-
-export function benchIoFile(topdir: string): string {
-  return join(topdir, 'rambake', 'bench-io.json');
-}
-
-async function saveBenchIoResult(topdir: string, result: BenchIoResult): Promise<string> {
-  const file = benchIoFile(topdir);
-  await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify({ ...result, savedTo: file }, null, 2)}\n`);
-  await rename(tmp, file);
-  return file;
-}
-
-/** The last saved result, for `plan` to cite; undefined when there is none or it is unreadable. */
-export async function readBenchIoResult(topdir: string): Promise<BenchIoResult | undefined> {
-  try {
-    const v = JSON.parse((await readText(benchIoFile(topdir), 'state')) ?? '') as BenchIoResult;
-    return v.schemaVersion === BENCH_IO_SCHEMA_VERSION ? v : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -11,9 +11,9 @@
 
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
+import type { PlanScope } from '../plan/sizing-types.js';
 import { scanTree } from '../system/du.js';
 import { readText } from '../system/read-file.js';
-import type { PlanScope } from './sizing-types.js';
 
 export interface KeptOutput {
   /**

@@ -5,45 +5,14 @@
 // BitBake compares by directory, but what runs out is the file system, so entries are matched
 // to TMPDIR by mount (an entry may name ${TMPDIR}, its mount point or any folder on it).
 
-import { isAbsolute, resolve } from 'node:path';
-import type { BuildDir, BuildPaths } from '../bitbake/builddir-types.js';
-import { formatBytes, formatCount } from '../report/format.js';
-import { type DiskmonEntry, diskmonValue, parseDiskmonDirs } from './diskmon.js';
-import type { BuildFacts, MountFacts } from './facts-types.js';
+import type { BuildDir } from '../bitbake/builddir-types.js';
+import { type DiskmonEntry, diskmonDirPath, diskmonValue, parseDiskmonDirs } from '../plan/diskmon.js';
+import type { BuildFacts, MountFacts } from '../plan/facts-types.js';
+import { formatBytes, formatCount } from '../text/format.js';
 import type { Finding } from './findings.js';
 
 /** A threshold may leave at most this share of the file system unused. */
 const MAX_SHARE = 0.2;
-
-/** Variables an unexpanded entry may still name, and the BuildDir path each stands for. */
-const PATH_VARS: Record<string, keyof BuildPaths> = {
-  TOPDIR: 'topdir',
-  TMPDIR: 'tmpdir',
-  DL_DIR: 'dlDir',
-  SSTATE_DIR: 'sstateDir',
-  DEPLOY_DIR: 'deployDir',
-  LOG_DIR: 'logDir',
-  BASE_WORKDIR: 'baseWorkdir',
-  PERSISTENT_DIR: 'persistentDir',
-};
-
-/** An entry's folder as BitBake resolves it (relative to TOPDIR, where it runs); undefined if not known. */
-export function diskmonDirPath(bd: BuildDir, dir: string): string | undefined {
-  const expanded = dir.replace(/\$\{([A-Z_]+)\}/g, (whole, name: string) => {
-    const key = PATH_VARS[name];
-    return key === undefined ? whole : bd.paths[key];
-  });
-  if (expanded.includes('${')) return undefined;
-  return isAbsolute(expanded) ? resolve(expanded) : resolve(bd.topdir, expanded);
-}
-
-/** The folders the build's BB_DISKMON_DIRS names (for facts.ts to find their file systems). */
-export function diskmonDirPaths(bd: BuildDir): string[] {
-  const value = bd.vars.BB_DISKMON_DIRS.value;
-  if (value === undefined || bd.vars.BB_DISKMON_DIRS.needsBitBake) return [];
-  const paths = parseDiskmonDirs(value).entries.map((e) => diskmonDirPath(bd, e.dir));
-  return [...new Set(paths.filter((p): p is string => p !== undefined))];
-}
 
 export function checkDiskmon(bd: BuildDir, facts: BuildFacts): Finding[] {
   const v = bd.vars.BB_DISKMON_DIRS;

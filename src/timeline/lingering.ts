@@ -1,7 +1,7 @@
 // What a build leaves behind in TMPDIR: every work dir that is not cleaned at the end, with
 // its size and why it stays. Pure: states and sizes in, a sorted list out.
 
-import type { TimelineSummary, WorkdirState } from '../watch/timeline-types.js';
+import type { TimelineSummary, WorkdirState } from './timeline-types.js';
 
 export type Lingering = TimelineSummary['lingering'][number];
 
