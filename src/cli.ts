@@ -2,7 +2,7 @@
 // rambake's entry: builds the commander program, runs one command, maps errors to exit codes.
 // Only this file and cli/output.ts print.
 
-import { CommanderError } from 'commander';
+import { CommanderError } from './cli/commander.js';
 import { buildProgram } from './cli/program.js';
 import { EXIT_USAGE, RambakeError } from './errors.js';
 

@@ -3,7 +3,7 @@
 // same idea (-n dry run, -f force, -D debug; -B is rambake's build directory), plus -s for a
 // size and -i for the sampling interval.
 
-import { type Command, Option } from 'commander';
+import { type Command, Option } from './commander.js';
 import { DEFAULT_CHURN_BUILDS } from '../analyze/churn.js';
 import { byteSize, decimal, wholeNumber } from './option-values.js';
 

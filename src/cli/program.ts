@@ -3,7 +3,7 @@
 // load execa, chokidar or the HTML report): `rambake --version` and `rambake status` stay quick.
 // `rambake --help`, no command or an unknown word load them all, so help and suggestions are whole.
 
-import { Command } from 'commander';
+import { Command } from './commander.js';
 import { OPTIONS, toOption } from './options.js';
 
 const VERSION = '0.1.0';
