@@ -1,8 +1,8 @@
 // Parsers for option values, given to commander through the option table (options.ts): a bad
 // value is commander's usage error (exit 2) naming the option, before any command runs.
 
-import { InvalidArgumentError } from './commander.js';
 import { parseMemSize } from '../system/tmpfs-size.js';
+import { InvalidArgumentError } from './commander.js';
 
 /** A whole number ≥ `min`: --threads, --builds, --cpus. */
 export function wholeNumber(min: number): (value: string) => number {

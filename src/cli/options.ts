@@ -3,8 +3,8 @@
 // same idea (-n dry run, -f force, -D debug; -B is rambake's build directory), plus -s for a
 // size and -i for the sampling interval.
 
-import { type Command, Option } from './commander.js';
 import { DEFAULT_CHURN_BUILDS } from '../analyze/churn.js';
+import { type Command, Option } from './commander.js';
 import { byteSize, decimal, wholeNumber } from './option-values.js';
 
 export interface OptionSpec {
