@@ -3,6 +3,7 @@
 // the peak measured on a fresh tmpfs (root) or /dev/shm. Goal: within ±15%.
 
 import { predictPeak } from '../src/plan/predict.js';
+import { diskHistoryBuild } from '../test/predict/disk-build.js';
 import {
   devShmIsTmpfs,
   isRoot,
@@ -53,5 +54,28 @@ export default async function (): Promise<BenchRow[]> {
   } finally {
     train.cleanup();
   }
+  if (isRoot()) rows.push(...(await diskHistoryRows()));
+  else process.stderr.write('bench predict: disk-recorded history skipped (needs root for a tmpfs)\n');
   return rows;
+}
+
+/** History recorded by `rambake run` on a shared disk, predicted, then measured on a fresh tmpfs. */
+async function diskHistoryRows(): Promise<BenchRow[]> {
+  const r = await diskHistoryBuild();
+  const row = (what: string, predicted: number, measured: number): BenchRow => ({
+    bench: 'predict',
+    kind: 'measured',
+    metric: `sato-like peak from disk-recorded history, ${what}`,
+    value: predicted,
+    unit: 'bytes',
+    reference: measured,
+    refName: 'same build on a fresh tmpfs, measured',
+    ratio: predicted / measured,
+    goal: 'within ±15% of measured',
+    ok: Math.abs(predicted / measured - 1) <= 0.15,
+  });
+  return [
+    row('one go', r.oneGo.peakBytes ?? Number.NaN, r.measuredOneGo),
+    row(`steps ${r.stepped.steps.join(', ')}`, r.stepped.peakBytes ?? Number.NaN, r.measuredStepped),
+  ];
 }

@@ -35,6 +35,10 @@ export interface Footprint {
   freedShare: number;
   /** Growth before the first task ended (what TMPDIR held at the start). */
   startBytes: number;
+  /** TMPDIR's own peak in the recorded run, as sampled (what its replay is checked against). */
+  peakBytes: number;
+  /** On a shared disk: bytes the run wrote outside TMPDIR (sstate, downloads), taken out of the samples. */
+  outsideBytes: number;
 }
 
 const RM_WORK = 'do_rm_work';
@@ -84,7 +88,7 @@ const isRmWork = (s: TaskSpan) => s.task === RM_WORK;
 export function measureFootprint(
   samplesIn: readonly UsageSample[],
   spans: readonly TaskSpan[],
-  options: { resolutionMs?: number } = {},
+  options: { resolutionMs?: number; baselineBytes?: number; outsideBytes?: number } = {},
 ): Footprint {
   const samples = [...samplesIn].sort((a, b) => a.t - b.t);
   // buildstats round Started/Ended to 10 ms: the true end can be half of that later.
@@ -126,7 +130,18 @@ export function measureFootprint(
   // Pass 2: the credit, with mixed landings using that share for their rm_work tasks.
   carry = 0;
   for (const g of groups) carry = splitLanding(g, carry, freedShare, credit, held);
-  return { bytes, recipePeaks: peaks, freedShare, startBytes: samples[0]?.used ?? 0 };
+  // On a disk shared with other files, `used` counts them too: TMPDIR held only what is above them.
+  const base = options.baselineBytes ?? 0;
+  const startBytes = Math.max(0, (samples[0]?.used ?? 0) - base);
+  const peakBytes = samples.reduce((most, s) => Math.max(most, s.used - base), 0);
+  return {
+    bytes,
+    recipePeaks: peaks,
+    freedShare,
+    startBytes,
+    peakBytes,
+    outsideBytes: options.outsideBytes ?? 0,
+  };
 }
 
 /** do_fetch writes to DL_DIR, outside TMPDIR: it takes a share only when it landed alone. */

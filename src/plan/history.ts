@@ -15,7 +15,7 @@ import {
 } from '../bitbake/buildstats.js';
 import { splitPF } from '../bitbake/pf.js';
 import { type RecordedRun, readRecordedRuns, runsDir } from '../timeline/timeline-runs.js';
-import { measureFootprint } from './footprint.js';
+import { recordedFootprint } from './history-outside.js';
 import { buildTargetsFromEventLogs } from './history-targets.js';
 import type { CompileRss, History, TaskTimes } from './sizing-types.js';
 
@@ -166,7 +166,7 @@ export async function readHistory(bd: BuildDir, opts: HistoryOptions = {}): Prom
     if (covered.length === 0) history.notes.push(`no buildstats for the recorded run ${run.file}`);
     // BitBake's own task times carry what each task wrote; the watcher's events are the fallback.
     const spans = history.times.spans.length > 0 ? history.times.spans : run.spans;
-    if (run.samples.length >= 2) history.footprint = measureFootprint(run.samples, spans);
+    if (run.samples.length >= 2) history.footprint = await recordedFootprint(bd, run, spans);
     else history.notes.push(`the recorded run ${run.file} has no usage samples`);
     if (run.targets.length > 0) history.builtTargets = { targets: run.targets, from: run.file };
   } else {

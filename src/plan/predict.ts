@@ -9,9 +9,11 @@ import type { LoadOptions } from '../bitbake/builddir-types.js';
 import { UsageError } from '../errors.js';
 import { isTmpfs, statFs } from '../system/fsstat.js';
 import { formatBytes } from '../text/format.js';
+import { commandTargets } from '../timeline/timeline-runs.js';
 import { readHistory } from './history.js';
 import { type Scheduler, type SimTask, type StepPeak, simulateSteps } from './peak.js';
-import type { RamPlan } from './sizing-types.js';
+import { type Calibration, calibrate } from './predict-calibration.js';
+import type { History, RamPlan } from './sizing-types.js';
 import { loadGraphAndHistory, proposeSteps } from './steps.js';
 
 export const PREDICTION_SCHEMA_VERSION = 2;
@@ -69,6 +71,8 @@ export interface Prediction {
   /** What it rests on. */
   sources: { graph: string; timeline?: string; buildstats: string[] };
   coverage: { tasks: number; timed: number; sized: number };
+  /** How sure: the recorded run replayed against its own measured peak (when predicted). */
+  calibration?: Calibration;
   notes: string[];
 }
 
@@ -170,7 +174,31 @@ export async function predictPeak(load: LoadOptions, opts: PredictOptions = {}):
     prediction.withoutSteps = { peakBytes: Math.round(plain.peakBytes + start), seconds: plain.seconds };
   }
   if (size !== undefined) prediction.fits = (prediction.peakBytes ?? 0) <= size;
+  const cal = replayRecordedRun(tasks, g.history, { scheduler, threads });
+  if (typeof cal === 'string') notes.push(cal);
+  else prediction.calibration = cal;
   return prediction;
+}
+
+/** The recorded run replayed with its own threads, steps and targets; a note when it cannot be. */
+function replayRecordedRun(
+  tasks: Map<string, SimTask>,
+  history: History,
+  sim: { scheduler: Scheduler; threads: number },
+): Calibration | string {
+  const { run, footprint } = history;
+  if (!run || !footprint) return 'no recorded run to check the prediction against';
+  const missing = run.targets.filter((t) => !tasks.has(`${t}:do_build`));
+  if (run.targets.length === 0 || missing.length > 0)
+    return `the recorded run's targets (${run.targets.join(' ') || 'none'}) are not all in this task graph: the prediction is not checked against it`;
+  // A stepped run records each command; its steps are the targets of all but the last.
+  const steps = (run.header?.steps ?? []).slice(0, -1).flatMap((c) => commandTargets(c));
+  const roots = [
+    ...steps.map((s) => `${s}:do_build`).filter((id) => tasks.has(id)),
+    targetsRoot(tasks, run.targets),
+  ];
+  const threads = run.header?.bbNumberThreads ?? sim.threads;
+  return calibrate(tasks, run, { steps, roots, footprint }, { threads, scheduler: sim.scheduler });
 }
 
 /** Why the measured data are too little to predict from; undefined when they are enough. */
@@ -191,9 +219,14 @@ export function reconcileVerdict(plan: RamPlan, p: Prediction): RamPlan {
   if (!p.predicted || p.fits === undefined || p.peakBytes === undefined || p.tmpfsSize === undefined)
     return plan;
   const how = `${p.threads} threads${p.steps.length > 0 ? `, steps ${p.steps.join(', ')}` : ''}`;
-  const text = p.fits
-    ? `fits: predicted peak ${formatBytes(p.peakBytes)} for ${p.target} (${how}) in the ${formatBytes(p.tmpfsSize)} tmpfs`
-    : `does not fit: predicted peak ${formatBytes(p.peakBytes)} for ${p.target} (${how}) exceeds the ${formatBytes(p.tmpfsSize)} tmpfs; try --steps auto or fewer --threads`;
+  const rough = p.calibration?.rough
+    ? `; rough: replaying the recorded run is off by ${Math.round(p.calibration.error * 100)} %`
+    : '';
+  const text = `${
+    p.fits
+      ? `fits: predicted peak ${formatBytes(p.peakBytes)} for ${p.target} (${how}) in the ${formatBytes(p.tmpfsSize)} tmpfs`
+      : `does not fit: predicted peak ${formatBytes(p.peakBytes)} for ${p.target} (${how}) exceeds the ${formatBytes(p.tmpfsSize)} tmpfs; try --steps auto or fewer --threads`
+  }${rough}`;
   return {
     ...plan,
     verdict: { fits: p.fits, inSteps: p.fits || plan.verdict.inSteps, text },

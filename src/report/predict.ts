@@ -3,6 +3,7 @@
 
 import { renderBitbakeCommand } from '../plan/mount-commands.js';
 import type { Prediction } from '../plan/predict.js';
+import type { Calibration } from '../plan/predict-calibration.js';
 import { type Colors, formatBytes, formatDuration, renderTable } from '../text/format.js';
 
 export function renderPrediction(p: Prediction, c: Colors): string[] {
@@ -45,6 +46,7 @@ export function renderPrediction(p: Prediction, c: Colors): string[] {
       out.push(`  ${verdict}`);
     }
   }
+  if (p.calibration) out.push(renderCalibration(p.calibration, c));
   const cov = p.coverage;
   out.push(
     c.dim(
@@ -54,4 +56,19 @@ export function renderPrediction(p: Prediction, c: Colors): string[] {
   );
   for (const n of p.notes) out.push(c.dim(`note: ${n}`));
   return out;
+}
+
+/** The prediction's own error: the recorded run replayed against what it measured, and what the history rests on. */
+export function renderCalibration(cal: Calibration, c: Colors): string {
+  const pct = `${cal.error >= 0 ? '+' : '−'}${Math.abs(cal.error * 100).toFixed(1)} %`;
+  const how = `${cal.threads} thread${cal.threads === 1 ? '' : 's'}, ${cal.steps.length > 0 ? `steps ${cal.steps.join(', ')}` : 'in one go'}`;
+  const where =
+    cal.history === 'tmpfs'
+      ? 'recorded on a tmpfs of its own'
+      : `recorded on a disk shared with other files (${formatBytes(cal.baselineBytes)} there before` +
+        (cal.outsideBytes > 0
+          ? ` and ${formatBytes(cal.outsideBytes)} of sstate and downloads left out)`
+          : ' left out)');
+  const text = `how sure: replaying the recorded run (${how}) gives ${formatBytes(cal.replayedPeakBytes)} against ${formatBytes(cal.recordedPeakBytes)} measured: ${pct}; ${where}`;
+  return `  ${cal.rough ? c.yellow(`${text}; rough: off by more than 15 %`) : text}`;
 }

@@ -1,0 +1,91 @@
+// On a disk shared with other files, a run's samples count the disk's used bytes: above the
+// baseline that is TMPDIR's growth plus what the build wrote next to it on the same disk, the
+// sstate archives (SSTATE_DIR) and the downloads (DL_DIR) of a default build dir. A tmpfs
+// TMPDIR never holds those: on sato-like they were 80 of the 205 MiB the disk grew by. They
+// are taken out of the samples: every file of those folders written during the run (its mtime
+// within it) counts from its mtime on, by its allocated blocks (what the disk's used bytes count).
+
+import { lstat, opendir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BuildDir } from '../bitbake/builddir-types.js';
+import { findMount, isUnderMount, readMountinfo, resolveExistingPath } from '../system/mounts.js';
+import type { RecordedRun } from '../timeline/timeline-runs.js';
+import { type Footprint, measureFootprint, type TaskSpan, type UsageSample } from './footprint.js';
+
+export interface Written {
+  /** Epoch ms (the file's mtime). */
+  t: number;
+  bytes: number;
+}
+
+/** Files under `dir` modified within [from, to], by allocated bytes. */
+async function writtenUnder(dir: string, from: number, to: number, out: Written[]): Promise<void> {
+  const stack = [dir];
+  while (stack.length > 0) {
+    const d = stack.pop()!;
+    const handle = await opendir(d).catch(() => undefined);
+    if (!handle) continue;
+    for await (const e of handle) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) stack.push(p);
+      else if (e.isFile()) {
+        const st = await lstat(p).catch(() => undefined);
+        if (st && st.mtimeMs >= from && st.mtimeMs <= to) out.push({ t: st.mtimeMs, bytes: st.blocks * 512 });
+      }
+    }
+  }
+}
+
+/**
+ * What the run wrote outside TMPDIR on the disk it sampled (`mountPoint`), oldest first: the
+ * folders given that lie on that mount and not under TMPDIR. [] when none does.
+ */
+export async function writtenOutsideTmpdir(
+  dirs: readonly string[],
+  tmpdir: string,
+  mountPoint: string,
+  window: { from: number; to: number },
+): Promise<Written[]> {
+  const mounts = await readMountinfo().catch(() => []);
+  const out: Written[] = [];
+  for (const dir of new Set(dirs)) {
+    const real = await resolveExistingPath(dir).catch(() => undefined);
+    if (!real || isUnderMount(tmpdir, real) || mounts.length === 0) continue;
+    if (findMount(mounts, real).mountPoint !== mountPoint) continue;
+    await writtenUnder(real, window.from, window.to, out);
+  }
+  return out.sort((a, b) => a.t - b.t);
+}
+
+/** Pure: each sample less what had been written outside TMPDIR by then. */
+export function withoutWritten(samples: readonly UsageSample[], written: readonly Written[]): UsageSample[] {
+  let i = 0;
+  let sum = 0;
+  return [...samples]
+    .sort((a, b) => a.t - b.t)
+    .map((s) => {
+      while (i < written.length && written[i]!.t <= s.t) sum += written[i++]!.bytes;
+      return { t: s.t, used: s.used - sum };
+    });
+}
+
+/** The footprint of a recorded run, from TMPDIR's own usage: baseline and writes outside it taken out. */
+export async function recordedFootprint(
+  bd: Pick<BuildDir, 'paths'>,
+  run: RecordedRun,
+  spans: readonly TaskSpan[],
+): Promise<Footprint> {
+  const written =
+    run.onTmpfs || !run.header
+      ? []
+      : await writtenOutsideTmpdir(
+          [bd.paths.sstateDir, bd.paths.dlDir],
+          run.header.tmpdir,
+          run.header.tmpfs.mountPoint,
+          { from: run.startedAt, to: run.endedAt || Number.POSITIVE_INFINITY },
+        );
+  return measureFootprint(withoutWritten(run.samples, written), spans, {
+    baselineBytes: run.baselineBytes,
+    outsideBytes: written.reduce((sum, w) => sum + w.bytes, 0),
+  });
+}

@@ -1,0 +1,85 @@
+// The fake BitBake's sato-like build (rm_work on) recorded with `rambake run` on a plain disk
+// folder (TMPDIR shares its disk with other files), predicted with `rambake plan --predict` in
+// one go and with `--steps auto`, then measured from scratch (no sstate, an empty TMPDIR) on a
+// fresh tmpfs with `rambake run`, in one go and in the predicted steps. For the disk-history
+// test and the predict bench. Root only (a real tmpfs mount). The watcher samples every 20 ms:
+// at time scale 0.002 a slower sampler under-reads the peaks.
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import type { Calibration } from '../../src/plan/predict-calibration.js';
+import { CLI } from '../helpers/exec.js';
+import { buildEnv, rmWorkBuild } from '../watch/helpers.js';
+
+export const TARGET = 'core-image-sato';
+const TMPFS_MAGIC = 0x01021994;
+
+export interface DiskPrediction {
+  predicted: boolean;
+  peakBytes: number;
+  steps: string[];
+  calibration?: Calibration;
+}
+
+export interface DiskHistoryResult {
+  /** The training run's TMPDIR was not a tmpfs. */
+  trainedOnDisk: boolean;
+  oneGo: DiskPrediction;
+  stepped: DiskPrediction;
+  /** Peaks `rambake run` measured on the fresh tmpfs. */
+  measuredOneGo: number;
+  measuredStepped: number;
+  /** The text `plan --predict` printed (one go). */
+  text: string;
+}
+
+export async function diskHistoryBuild(): Promise<DiskHistoryResult> {
+  const ex = rmWorkBuild();
+  const tmpdir = join(ex.topdir, 'tmp');
+  const env = buildEnv('sato-like', '0.002');
+  let mounted = false;
+  const rambake = (args: string[]) =>
+    execa(process.execPath, [CLI, ...args], {
+      cwd: ex.topdir,
+      env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 600_000,
+    });
+  const run = async (extra: string[]): Promise<number> => {
+    const r = await rambake(['run', '--json', '--interval', '0.02', ...extra, '--', 'bitbake', TARGET]);
+    if (r.exitCode !== 0) throw new Error(`rambake run ${extra.join(' ')} failed: ${r.stderr}`);
+    return (JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { peak: { bytes: number } }).peak.bytes;
+  };
+  const predict = async (extra: string[]): Promise<DiskPrediction> => {
+    const r = await rambake(['plan', '--predict', '--json', ...extra, '--target', TARGET]);
+    return JSON.parse(r.stdout).prediction as DiskPrediction;
+  };
+  const freshTmpfs = () => {
+    if (mounted) execFileSync('umount', [tmpdir]);
+    mounted = false;
+    rmSync(join(ex.root, 'sstate-cache'), { recursive: true, force: true });
+    rmSync(tmpdir, { recursive: true, force: true });
+    mkdirSync(tmpdir);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2g,mode=755', 'rambake-predict-disk', tmpdir]);
+    mounted = true;
+  };
+  try {
+    const trainedOnDisk = statfsSync(ex.topdir).type !== TMPFS_MAGIC;
+    await run([]);
+    const oneGo = await predict([]);
+    const stepped = await predict(['--steps', 'auto']);
+    const text = (await rambake(['plan', '--predict', '--target', TARGET])).stdout;
+    freshTmpfs();
+    const measuredOneGo = await run([]);
+    freshTmpfs();
+    const measuredStepped = await run(stepped.steps.length > 0 ? ['--steps', stepped.steps.join(',')] : []);
+    return { trainedOnDisk, oneGo, stepped, measuredOneGo, measuredStepped, text };
+  } finally {
+    if (mounted) execFileSync('umount', [tmpdir]);
+    ex.cleanup();
+  }
+}

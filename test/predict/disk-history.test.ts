@@ -1,0 +1,55 @@
+// `plan --predict` from history recorded on a disk, as a user records it (disk-build.ts): the
+// training run under `rambake run` with TMPDIR a plain folder of a disk holding other files,
+// then the same build measured from scratch on a fresh tmpfs. Goal: within ±15 % of the
+// measured peak in one go and in steps, and the prediction says how sure it is (the recorded
+// run replayed against its own measured growth, and that the history was on a shared disk).
+
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type DiskHistoryResult, diskHistoryBuild } from './disk-build.js';
+
+const MiB = 1024 * 1024;
+const isRoot = process.getuid?.() === 0;
+if (!isRoot) console.log('disk-history predict test skipped: not root (it mounts a real tmpfs)');
+
+describe.skipIf(!isRoot)('plan --predict from a run recorded on a disk (fake sato-like)', () => {
+  let r: DiskHistoryResult;
+  beforeAll(async () => {
+    r = await diskHistoryBuild();
+  }, 1_500_000);
+
+  const within = (predicted: number, measured: number, what: string) => {
+    const error = predicted / measured - 1;
+    console.log(
+      `predict on disk history, ${what}: predicted ${(predicted / MiB).toFixed(1)} MiB, measured ${(measured / MiB).toFixed(1)} MiB (${(error * 100).toFixed(1)} %)`,
+    );
+    expect(Math.abs(error)).toBeLessThanOrEqual(0.15);
+  };
+
+  it('was trained on a disk, and says how sure it is', () => {
+    expect(r.trainedOnDisk).toBe(true);
+    for (const p of [r.oneGo, r.stepped]) {
+      expect(p.predicted).toBe(true);
+      const cal = p.calibration!;
+      expect(cal.history).toBe('shared-disk');
+      expect(cal.baselineBytes).toBeGreaterThan(0);
+      // The recorded peak is TMPDIR's growth, not the disk's used bytes; sstate and downloads left out.
+      expect(cal.recordedPeakBytes).toBeGreaterThan(20 * MiB);
+      expect(cal.recordedPeakBytes).toBeLessThan(1024 * MiB);
+      expect(cal.outsideBytes).toBeGreaterThan(0);
+      expect(cal.error).toBeCloseTo(cal.replayedPeakBytes / cal.recordedPeakBytes - 1, 6);
+      expect(cal.rough).toBe(Math.abs(cal.error) > 0.15);
+    }
+    expect(r.text).toMatch(
+      /how sure: replaying the recorded run \(\d+ threads?, in one go\) gives .* measured: [+−]\d+\.\d %; recorded on a disk shared with other files/,
+    );
+    expect(r.stepped.steps).toContain('webkitgtk');
+  });
+
+  it('is within 15 % of the peak measured on a fresh tmpfs, in one go', () => {
+    within(r.oneGo.peakBytes, r.measuredOneGo, 'one go');
+  });
+
+  it('is within 15 % of the peak measured on a fresh tmpfs, in steps', () => {
+    within(r.stepped.peakBytes, r.measuredStepped, `steps ${r.stepped.steps.join(', ')}`);
+  });
+});
