@@ -13,6 +13,7 @@ import { splitPF } from '../bitbake/pf.js';
 import { readRecipeStamps } from '../bitbake/stamps.js';
 import { parseTid, pnFromTid } from '../bitbake/tid.js';
 import { RefusedFileError } from '../errors.js';
+import { buildstatsBases, consoleLogRoots } from '../plan/conf-lines.js';
 import { readText } from '../system/read-file.js';
 import {
   analyzeChurn,
@@ -81,11 +82,16 @@ export async function collectChurn(load: LoadOptions, options: ChurnOptions = {}
 /** Churn over a build already loaded (the report reuses the BuildDir it has). */
 export async function churnFor(bd: BuildDir, options: ChurnOptions = {}): Promise<ChurnReport> {
   const count = Math.max(1, options.builds ?? DEFAULT_CHURN_BUILDS);
-  const refs = await listBuilds(bd.paths.buildstatsBase);
+  // A RAM build writes buildstats and console logs to rambake-keep (apply's block), and they
+  // stay there after revert: every place is read, builds in time order.
+  const refs = (await Promise.all(buildstatsBases(bd).map((b) => listBuilds(b))))
+    .flat()
+    .sort((a, b) => a.startedAt - b.startedAt || (a.dir < b.dir ? -1 : 1));
   const first = Math.max(0, refs.length - count);
   const window = refs.slice(first);
   // The context should match logs too: a log is paired only when newer than the build before.
-  const logs = matchConsoleLogs(refs, await listConsoleLogs(bd.paths.logDir)).slice(first);
+  const found = (await Promise.all(consoleLogRoots(bd).map((d) => listConsoleLogs(d)))).flat();
+  const logs = matchConsoleLogs(refs, found).slice(first);
   const skipped: Skipped[] = [];
   // Older builds are history only: which PFs their do_rm_work cleaned (one stat per PF).
   const inputs: ChurnBuildInput[] = [];

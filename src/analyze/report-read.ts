@@ -10,12 +10,12 @@
 import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { keptPaths } from '../apply/revert-aftermath.js';
 import { loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { type BuildstatsBuildRef, listBuilds, readBuildstatsBuild } from '../bitbake/buildstats.js';
 import { readLines } from '../bitbake/lines.js';
 import { NothingYetError, UsageError } from '../errors.js';
+import { keptPaths } from '../plan/conf-lines.js';
 import { planFor } from '../plan/sizing.js';
 import { parseTimeline, readTimeline, type Timeline } from '../timeline/timeline-file.js';
 import { runsDir } from '../timeline/timeline-runs.js';

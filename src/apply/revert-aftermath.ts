@@ -11,6 +11,7 @@
 
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
+import { keptPaths } from '../plan/conf-lines.js';
 import type { PlanScope } from '../plan/sizing-types.js';
 import { scanTree } from '../system/du.js';
 import { readText } from '../system/read-file.js';
@@ -42,19 +43,6 @@ export interface NextBuild {
   /** `manifest-*` files in `${TMPDIR}/sstate-control`. */
   manifests: number;
   text: string;
-}
-
-/** rambake-keep/ as the managed block lays it out (conf-lines.ts KEEP_DIR). */
-export function keptPaths(topdir: string) {
-  const keep = join(topdir, 'rambake-keep');
-  return {
-    keep,
-    deploy: join(keep, 'deploy'),
-    images: join(keep, 'deploy', 'images'),
-    buildstats: join(keep, 'buildstats'),
-    consoleLogs: join(keep, 'log', 'cooker'),
-    eventLogs: join(keep, 'log', 'eventlog'),
-  };
 }
 
 const entries = (dir: string) => fsp.readdir(dir).catch(() => undefined);

@@ -9,6 +9,7 @@
 // - a recipe too big for RAM gets its WORKDIR on disk. WORKDIR is excluded from task hashes;
 //   BASE_WORKDIR is not, so it is never written.
 
+import { basename, dirname, join } from 'node:path';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import type { PlanScope } from './sizing-types.js';
 
@@ -58,4 +59,37 @@ export function confLines(bd: BuildDir, input: ConfInput): string[] {
   }
   for (const pn of input.giants) lines.push(diskWorkdirLine(pn));
   return lines;
+}
+
+/** rambake-keep/ as the managed block lays it out (KEEP_DIR). */
+export function keptPaths(topdir: string) {
+  const keep = join(topdir, 'rambake-keep');
+  return {
+    keep,
+    deploy: join(keep, 'deploy'),
+    images: join(keep, 'deploy', 'images'),
+    buildstats: join(keep, 'buildstats'),
+    consoleLogs: join(keep, 'log', 'cooker'),
+    eventLogs: join(keep, 'log', 'eventlog'),
+  };
+}
+
+/**
+ * Every folder BitBake's buildstats of this build can be in: BUILDSTATS_BASE as the conf says
+ * now, and rambake-keep's (where a RAM build writes them, read after revert too).
+ */
+export function buildstatsBases(bd: BuildDir): string[] {
+  return [...new Set([bd.paths.buildstatsBase.replace(/\/+$/, ''), keptPaths(bd.topdir).buildstats])];
+}
+
+/**
+ * Every LOG_DIR-like folder (holding `cooker/<MACHINE>/<DATETIME>.log`) console logs can be in:
+ * LOG_DIR, the one BB_CONSOLELOG names (apply's block keeps them on disk that way, so LOG_DIR on
+ * the tmpfs has none), and rambake-keep's.
+ */
+export function consoleLogRoots(bd: BuildDir): string[] {
+  const roots = [bd.paths.logDir, dirname(keptPaths(bd.topdir).consoleLogs)];
+  const cooker = bd.consoleLogDir === undefined ? undefined : dirname(bd.consoleLogDir);
+  if (cooker !== undefined && basename(cooker) === 'cooker') roots.push(dirname(cooker));
+  return [...new Set(roots)];
 }

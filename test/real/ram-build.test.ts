@@ -62,6 +62,14 @@ describeRealBuild('a RAM build with the real BitBake', () => {
     // What must outlive the tmpfs is on disk.
     expect(readdirSync(join(build.topdir, 'rambake-keep', 'buildstats')).length).toBeGreaterThan(0);
     expect(existsSync(join(build.topdir, 'rambake-keep', 'deploy'))).toBe(true);
+    // churn pairs the RAM build (buildstats and console log both in rambake-keep) with its log.
+    const churnOf = async () => {
+      const r = await runRambake(['-B', build.topdir, '--json', 'churn'], { env });
+      expect(r.exitCode, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { builds: { name: string; consoleLog: string | null }[] };
+    };
+    const during = (await churnOf()).builds.at(-1);
+    expect(during?.consoleLog).toContain(join(build.topdir, 'rambake-keep', 'log', 'cooker'));
 
     // pseudo's server outlives the build by its idle timeout with its cwd on the tmpfs: revert
     // waits for it to leave on its own (it refuses at once for any other holder).
@@ -70,6 +78,11 @@ describeRealBuild('a RAM build with the real BitBake', () => {
     expect(readFileSync(join(build.topdir, 'conf', 'local.conf')).equals(localBefore)).toBe(true);
     expect(existsSync(join(build.topdir, 'conf', 'auto.conf'))).toBe(false);
     expect(existsSync(ram)).toBe(false);
+    // After revert BUILDSTATS_BASE is back in TMPDIR: churn still finds the RAM build, log and all.
+    expect((await churnOf()).builds.map((b) => [b.name, b.consoleLog])).toContainEqual([
+      during?.name,
+      during?.consoleLog,
+    ]);
 
     // BitBake is back on the disk TMPDIR and the build passes (from sstate).
     const again = await bitbakeBuild(build);

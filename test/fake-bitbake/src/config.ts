@@ -38,6 +38,13 @@ export function configFromConf(conf: BuildConf): FakeConfig {
     const last = store.history(name).at(-1);
     varOrigins[name] = last && last.line > 0 ? { file: last.file, line: last.line } : {};
   }
+  const logDir = dir('LOG_DIR', path.join(tmpdir, 'log'));
+  const machine = value('MACHINE') ?? 'qemux86-64';
+  // As knotty: the console log and the event log go where these name, LOG_DIR only by default.
+  const folderOf = (n: string) => {
+    const v = value(n);
+    return v && path.isAbsolute(v) ? path.dirname(v) : undefined;
+  };
   const diskmonDirs = value('BB_DISKMON_DIRS');
   const warnInterval = value('BB_DISKMON_WARNINTERVAL');
   return {
@@ -48,7 +55,9 @@ export function configFromConf(conf: BuildConf): FakeConfig {
     componentsDir: dir('COMPONENTS_DIR', path.join(tmpdir, 'sysroots-components')),
     workShared: path.join(tmpdir, 'work-shared'),
     deployDir: dir('DEPLOY_DIR', path.join(tmpdir, 'deploy')),
-    logDir: dir('LOG_DIR', path.join(tmpdir, 'log')),
+    logDir,
+    consoleLogDir: folderOf('BB_CONSOLELOG') ?? path.join(logDir, 'cooker', machine),
+    eventLogDir: folderOf('BB_DEFAULT_EVENTLOG') ?? path.join(logDir, 'eventlog'),
     buildstatsBase: dir('BUILDSTATS_BASE', path.join(tmpdir, 'buildstats')),
     sstateManifests: dir('SSTATE_MANIFESTS', path.join(tmpdir, 'sstate-control')),
     dlDir: dir('DL_DIR', path.join(topdir, 'downloads')),
@@ -62,7 +71,7 @@ export function configFromConf(conf: BuildConf): FakeConfig {
     scheduler: value('BB_SCHEDULER') === 'completion' ? 'completion' : 'speed',
     rmWork,
     rmWorkExclude: words('RM_WORK_EXCLUDE'),
-    machine: value('MACHINE') ?? 'qemux86-64',
+    machine,
     distro: value('DISTRO') ?? 'nodistro',
     vars,
     varOrigins,

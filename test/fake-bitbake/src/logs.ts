@@ -15,7 +15,7 @@ export interface ConsoleLog {
 }
 
 export function openConsoleLog(cfg: FakeConfig, datetime: string, sink: (l: string) => void): ConsoleLog {
-  const dir = path.join(cfg.logDir, 'cooker', cfg.machine);
+  const dir = cfg.consoleLogDir;
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${datetime}.log`);
   fs.writeFileSync(file, '');
@@ -98,7 +98,7 @@ export function writeEventLogStart(
   rnd: () => number,
   build: { name: string; cmdline: string[] },
 ): string {
-  const dir = path.join(cfg.logDir, 'eventlog');
+  const dir = cfg.eventLogDir;
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${datetime}.json`);
   let out = '';

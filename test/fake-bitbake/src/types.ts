@@ -14,6 +14,10 @@ export interface FakeConfig {
   workShared: string;
   deployDir: string;
   logDir: string;
+  /** The folder of BB_CONSOLELOG (bitbake.conf: `${LOG_DIR}/cooker/${MACHINE}/${DATETIME}.log`). */
+  consoleLogDir: string;
+  /** The folder of BB_DEFAULT_EVENTLOG (bitbake.conf: `${LOG_DIR}/eventlog/${DATETIME}.json`). */
+  eventLogDir: string;
   buildstatsBase: string;
   sstateManifests: string;
   dlDir: string;

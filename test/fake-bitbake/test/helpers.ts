@@ -22,6 +22,8 @@ export function makeConfig(topdir: string, over: Partial<FakeConfig> = {}): Fake
     workShared: path.join(tmp, 'work-shared'),
     deployDir: path.join(tmp, 'deploy'),
     logDir: path.join(tmp, 'log'),
+    consoleLogDir: path.join(tmp, 'log', 'cooker', 'qemux86-64'),
+    eventLogDir: path.join(tmp, 'log', 'eventlog'),
     buildstatsBase: path.join(tmp, 'buildstats'),
     sstateManifests: path.join(tmp, 'sstate-control'),
     dlDir: path.join(topdir, 'downloads'),
