@@ -188,6 +188,8 @@ function replayRecordedRun(
 ): Calibration | string {
   const { run, footprint } = history;
   if (!run || !footprint) return 'no recorded run to check the prediction against';
+  if (footprint.peakBytes <= 0)
+    return `the recorded run ${run.file} shows no growth of TMPDIR: the prediction is not checked against it`;
   const missing = run.targets.filter((t) => !tasks.has(`${t}:do_build`));
   if (run.targets.length === 0 || missing.length > 0)
     return `the recorded run's targets (${run.targets.join(' ') || 'none'}) are not all in this task graph: the prediction is not checked against it`;

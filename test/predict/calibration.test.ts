@@ -6,10 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { measureFootprint, type TaskSpan } from '../../src/plan/footprint.js';
 import { withoutWritten } from '../../src/plan/history-outside.js';
 import type { SimTask } from '../../src/plan/peak.js';
+import { type Prediction, reconcileVerdict } from '../../src/plan/predict.js';
 import { calibrate } from '../../src/plan/predict-calibration.js';
+import { planRamBuild } from '../../src/plan/sizing.js';
 import { renderCalibration } from '../../src/report/predict.js';
 import { makeColors } from '../../src/text/format.js';
 import type { RecordedRun } from '../../src/timeline/timeline-runs.js';
+import { GiB, makeBuildDir, makeFacts, makeHistory } from '../plan/fixture.js';
 
 const MiB = 2 ** 20;
 const BASE = 100_000 * MiB;
@@ -91,5 +94,59 @@ describe('history recorded on a shared disk', () => {
     );
     expect(text).toMatch(/rough: off by more than 15 %/);
     expect(renderCalibration(cal, makeColors(false))).not.toMatch(/rough/);
+  });
+});
+
+describe('a rough prediction', () => {
+  const plan = planRamBuild({
+    bd: makeBuildDir(),
+    facts: makeFacts({ ram: 16 * GiB, cpus: 8 }),
+    history: makeHistory(),
+    opts: { target: 'core-image-sato' },
+    owner: { uid: 1, gid: 1 },
+  });
+  const p = {
+    schemaVersion: 2,
+    target: 'core-image-sato',
+    targets: ['core-image-sato'],
+    targetsFrom: 'asked',
+    predicted: true,
+    threads: 8,
+    scheduler: 'speed',
+    steps: [],
+    peakBytes: 12 * GiB,
+    peakRecipes: [],
+    seconds: 60,
+    perStep: [],
+    tmpfsSize: 14 * GiB,
+    fits: true,
+    sources: { graph: 'task-depends.dot', buildstats: [] },
+    coverage: { tasks: 10, timed: 10, sized: 10 },
+    notes: [],
+  } satisfies Prediction;
+  const cal = {
+    run: 'r.jsonl',
+    threads: 8,
+    steps: [],
+    targets: ['core-image-sato'],
+    replayedPeakBytes: 13 * GiB,
+    recordedPeakBytes: 10 * GiB,
+    error: 0.3,
+    history: 'tmpfs' as const,
+    baselineBytes: 0,
+    outsideBytes: 0,
+    rough: true,
+  };
+
+  it('says so in the verdict when the replay is off by more than 15 %', () => {
+    expect(reconcileVerdict(plan, { ...p, calibration: cal }).verdict.text).toMatch(
+      /^fits: predicted peak 12\.0 GiB .*; rough: replaying the recorded run is off by 30 %$/,
+    );
+    expect(
+      reconcileVerdict(plan, { ...p, calibration: { ...cal, error: 0.05, rough: false } }).verdict.text,
+    ).not.toMatch(/rough/);
+    expect(renderCalibration(cal, makeColors(false))).toMatch(
+      /: \+30\.0 %; recorded on a tmpfs of its own; rough/,
+    );
   });
 });
