@@ -4,7 +4,7 @@
 // which may be volatile) so `plan` can cite it.
 
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { loadBuildDir } from '../bitbake/builddir.js';
 import type { LoadOptions } from '../bitbake/builddir-types.js';
 import {
