@@ -4,7 +4,6 @@
 // covered (or, without a run, of the newest build that ran the targets asked about), and the
 // footprint each task left on TMPDIR. Reading only; the maths is in footprint.ts.
 
-import { join } from 'node:path';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import {
   type BuildstatsBuild,
@@ -15,6 +14,7 @@ import {
 } from '../bitbake/buildstats.js';
 import { splitPF } from '../bitbake/pf.js';
 import { type RecordedRun, readRecordedRuns, runsDir } from '../timeline/timeline-runs.js';
+import { buildstatsBases, consoleLogRoots } from './conf-lines.js';
 import { recordedFootprint } from './history-outside.js';
 import { buildTargetsFromEventLogs } from './history-targets.js';
 import type { CompileRss, History, TaskTimes } from './sizing-types.js';
@@ -132,7 +132,7 @@ export async function readHistory(bd: BuildDir, opts: HistoryOptions = {}): Prom
       );
     if (r.skippedLines > 0) history.notes.push(`${r.file}: ${r.skippedLines} unreadable line(s) skipped`);
   }
-  const bases = [...new Set([bd.paths.buildstatsBase, join(bd.topdir, 'rambake-keep', 'buildstats')])];
+  const bases = buildstatsBases(bd);
   const refs = (await Promise.all(bases.map((b) => listBuilds(b))))
     .flat()
     .sort((a, b) => a.startedAt - b.startedAt);
@@ -176,7 +176,7 @@ export async function readHistory(bd: BuildDir, opts: HistoryOptions = {}): Prom
     const build = await newestBuildOf(refs, read, opts.targets ?? []);
     if (build) {
       history.times = taskTimesOf([build]);
-      const logDirs = [bd.paths.logDir, join(bd.topdir, 'rambake-keep', 'log')];
+      const logDirs = consoleLogRoots(bd);
       const found = await buildTargetsFromEventLogs(logDirs, build.name);
       if (found) history.builtTargets = { targets: found.targets, from: found.file };
     }
