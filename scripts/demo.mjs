@@ -114,9 +114,9 @@ rambake('size a tmpfs from the recorded build', ['plan', '--target', TARGET], { 
 rambake('which giants to build first, one at a time', ['steps', TARGET]);
 
 note(
-  `3. A tmpfs smaller than the one-go peak (${(oneGoPeak / MiB).toFixed(1)} MiB): 87 % of it, as on a machine short of RAM.`,
+  `3. A tmpfs smaller than the one-go peak (${(oneGoPeak / MiB).toFixed(1)} MiB): 93 % of it, as on a machine short of RAM.`,
 );
-const size = `${Math.floor((oneGoPeak * 0.87) / MiB)}m`;
+const size = `${Math.floor((oneGoPeak * 0.93) / MiB)}m`;
 rambake(isRoot ? `mount a ${size} tmpfs` : `a ${size} tmpfs (printed, not mounted)`, [
   'apply',
   '--path',
