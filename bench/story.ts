@@ -30,7 +30,7 @@ export default async function (): Promise<BenchRow[]> {
   const peak = async (flags: string[]): Promise<number> => {
     const r = await execa(
       process.execPath,
-      [ENTRY, 'run', '--json', '--interval', '0.2', ...flags, '--', 'bitbake', TARGET],
+      [ENTRY, 'run', '--json', '--interval', '0.02', ...flags, '--', 'bitbake', TARGET],
       { cwd: copy.topdir, env, extendEnv: false, reject: false, stdin: 'ignore' },
     );
     const summary = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as {
