@@ -39,6 +39,11 @@ export interface Footprint {
   peakBytes: number;
   /** On a shared disk: bytes the run wrote outside TMPDIR (sstate, downloads), taken out of the samples. */
   outsideBytes: number;
+  /**
+   * On a shared disk: the run's growth at its end less what TMPDIR holds now (others' writes on
+   * that disk, or TMPDIR changed since); absent when TMPDIR could not be measured.
+   */
+  unexplainedBytes?: number;
 }
 
 const RM_WORK = 'do_rm_work';

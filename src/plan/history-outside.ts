@@ -8,6 +8,7 @@
 import { lstat, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BuildDir } from '../bitbake/builddir-types.js';
+import { scanTree } from '../system/du.js';
 import { findMount, isUnderMount, readMountinfo, resolveExistingPath } from '../system/mounts.js';
 import type { RecordedRun } from '../timeline/timeline-runs.js';
 import { type Footprint, measureFootprint, type TaskSpan, type UsageSample } from './footprint.js';
@@ -69,23 +70,43 @@ export function withoutWritten(samples: readonly UsageSample[], written: readonl
     });
 }
 
+/**
+ * What TMPDIR holds now, when it is still a folder of the disk the run sampled (du's bytes);
+ * undefined when it is gone or elsewhere.
+ */
+async function tmpdirNow(tmpdir: string, mountPoint: string): Promise<number | undefined> {
+  const real = await resolveExistingPath(tmpdir).catch(() => undefined);
+  const mounts = await readMountinfo().catch(() => []);
+  if (!real || mounts.length === 0 || findMount(mounts, real).mountPoint !== mountPoint) return undefined;
+  const scan = await scanTree(real, { groupDepth: 0 }).catch(() => undefined);
+  return scan?.bytes;
+}
+
 /** The footprint of a recorded run, from TMPDIR's own usage: baseline and writes outside it taken out. */
 export async function recordedFootprint(
-  bd: Pick<BuildDir, 'paths'>,
+  bd: Pick<BuildDir, 'paths' | 'topdir'>,
   run: RecordedRun,
   spans: readonly TaskSpan[],
 ): Promise<Footprint> {
-  const written =
-    run.onTmpfs || !run.header
-      ? []
-      : await writtenOutsideTmpdir(
-          [bd.paths.sstateDir, bd.paths.dlDir],
-          run.header.tmpdir,
-          run.header.tmpfs.mountPoint,
-          { from: run.startedAt, to: run.endedAt || Number.POSITIVE_INFINITY },
-        );
-  return measureFootprint(withoutWritten(run.samples, written), spans, {
+  if (run.onTmpfs || !run.header)
+    return measureFootprint(run.samples, spans, { baselineBytes: run.baselineBytes });
+  const { tmpdir, tmpfs } = run.header;
+  const written = await writtenOutsideTmpdir(
+    // rambake's own timeline is written next to TMPDIR too.
+    [bd.paths.sstateDir, bd.paths.dlDir, join(bd.topdir, 'rambake')],
+    tmpdir,
+    tmpfs.mountPoint,
+    { from: run.startedAt, to: run.endedAt || Number.POSITIVE_INFINITY },
+  );
+  const own = withoutWritten(run.samples, written);
+  const f = measureFootprint(own, spans, {
     baselineBytes: run.baselineBytes,
     outsideBytes: written.reduce((sum, w) => sum + w.bytes, 0),
   });
+  // Other writers on the disk (or a TMPDIR changed since) show as growth at the run's end that
+  // TMPDIR does not hold: a measured figure of how far the samples are from TMPDIR's own bytes.
+  const now = await tmpdirNow(tmpdir, tmpfs.mountPoint);
+  const end = own.at(-1);
+  if (now !== undefined && end) f.unexplainedBytes = end.used - run.baselineBytes - now;
+  return f;
 }

@@ -29,7 +29,12 @@ export interface Calibration {
   baselineBytes: number;
   /** What the run wrote next to TMPDIR on that disk (sstate, downloads; subtracted). */
   outsideBytes: number;
-  /** The run's replay error is above ROUGH_ERROR. */
+  /**
+   * On a shared disk: the run's growth at its end that TMPDIR does not hold now (other writers
+   * on the disk, or TMPDIR changed since the run); the prediction may be high by about this much.
+   */
+  unexplainedBytes?: number;
+  /** The replay error, or the unexplained growth against the recorded peak, is above ROUGH_ERROR. */
   rough: boolean;
 }
 
@@ -42,6 +47,7 @@ export function calibrate(
   const r = simulateSteps(tasks, replay.roots, sim);
   const replayed = Math.round(r.peakBytes + replay.footprint.startBytes);
   const recorded = replay.footprint.peakBytes;
+  const unexplained = replay.footprint.unexplainedBytes;
   const error = recorded > 0 ? replayed / recorded - 1 : Number.POSITIVE_INFINITY;
   return {
     run: run.file,
@@ -54,6 +60,7 @@ export function calibrate(
     history: run.onTmpfs ? 'tmpfs' : 'shared-disk',
     baselineBytes: run.baselineBytes,
     outsideBytes: replay.footprint.outsideBytes,
-    rough: !(Math.abs(error) <= ROUGH_ERROR),
+    ...(unexplained === undefined ? {} : { unexplainedBytes: unexplained }),
+    rough: !(Math.abs(error) <= ROUGH_ERROR) || Math.abs(unexplained ?? 0) > ROUGH_ERROR * recorded,
   };
 }

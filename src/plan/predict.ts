@@ -12,7 +12,7 @@ import { formatBytes } from '../text/format.js';
 import { commandTargets } from '../timeline/timeline-runs.js';
 import { readHistory } from './history.js';
 import { type Scheduler, type SimTask, type StepPeak, simulateSteps } from './peak.js';
-import { type Calibration, calibrate } from './predict-calibration.js';
+import { type Calibration, calibrate, ROUGH_ERROR } from './predict-calibration.js';
 import type { History, RamPlan } from './sizing-types.js';
 import { loadGraphAndHistory, proposeSteps } from './steps.js';
 
@@ -221,9 +221,12 @@ export function reconcileVerdict(plan: RamPlan, p: Prediction): RamPlan {
   if (!p.predicted || p.fits === undefined || p.peakBytes === undefined || p.tmpfsSize === undefined)
     return plan;
   const how = `${p.threads} threads${p.steps.length > 0 ? `, steps ${p.steps.join(', ')}` : ''}`;
-  const rough = p.calibration?.rough
-    ? `; rough: replaying the recorded run is off by ${Math.round(p.calibration.error * 100)} %`
-    : '';
+  const cal = p.calibration;
+  const rough = !cal?.rough
+    ? ''
+    : Math.abs(cal.error) > ROUGH_ERROR
+      ? `; rough: replaying the recorded run is off by ${Math.round(cal.error * 100)} %`
+      : `; rough: the recorded disk grew ${formatBytes(cal.unexplainedBytes ?? 0)} more than TMPDIR holds`;
   const text = `${
     p.fits
       ? `fits: predicted peak ${formatBytes(p.peakBytes)} for ${p.target} (${how}) in the ${formatBytes(p.tmpfsSize)} tmpfs`

@@ -3,7 +3,7 @@
 
 import { renderBitbakeCommand } from '../plan/mount-commands.js';
 import type { Prediction } from '../plan/predict.js';
-import type { Calibration } from '../plan/predict-calibration.js';
+import { type Calibration, ROUGH_ERROR } from '../plan/predict-calibration.js';
 import { type Colors, formatBytes, formatDuration, renderTable } from '../text/format.js';
 
 export function renderPrediction(p: Prediction, c: Colors): string[] {
@@ -69,6 +69,10 @@ export function renderCalibration(cal: Calibration, c: Colors): string {
         (cal.outsideBytes > 0
           ? ` and ${formatBytes(cal.outsideBytes)} of sstate and downloads left out)`
           : ' left out)');
-  const text = `how sure: replaying the recorded run (${how}) gives ${formatBytes(cal.replayedPeakBytes)} against ${formatBytes(cal.recordedPeakBytes)} measured: ${pct}; ${where}`;
-  return `  ${cal.rough ? c.yellow(`${text}; rough: off by more than 15 %`) : text}`;
+  const other =
+    cal.unexplainedBytes !== undefined && Math.abs(cal.unexplainedBytes) > ROUGH_ERROR * cal.recordedPeakBytes
+      ? `; the disk grew ${formatBytes(cal.unexplainedBytes)} more than TMPDIR holds now (other writers on it, or TMPDIR changed since): the prediction may be high by that much, record on a tmpfs or a quiet disk`
+      : '';
+  const text = `how sure: replaying the recorded run (${how}) gives ${formatBytes(cal.replayedPeakBytes)} against ${formatBytes(cal.recordedPeakBytes)} measured: ${pct}; ${where}${other}`;
+  return `  ${cal.rough ? c.yellow(`${text}; rough: off by more than ${ROUGH_ERROR * 100} %`) : text}`;
 }

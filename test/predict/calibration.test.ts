@@ -149,4 +149,23 @@ describe('a rough prediction', () => {
       /: \+30\.0 %; recorded on a tmpfs of its own; rough/,
     );
   });
+
+  it('says so when a shared disk grew more than TMPDIR holds (other writers)', () => {
+    const noisy = {
+      ...cal,
+      error: 0,
+      replayedPeakBytes: 10 * GiB,
+      history: 'shared-disk' as const,
+      baselineBytes: 100 * GiB,
+      unexplainedBytes: 4 * GiB,
+    };
+    expect(reconcileVerdict(plan, { ...p, calibration: noisy }).verdict.text).toMatch(
+      /; rough: the recorded disk grew 4\.00 GiB more than TMPDIR holds$/,
+    );
+    expect(renderCalibration(noisy, makeColors(false))).toMatch(
+      /the disk grew 4\.00 GiB more than TMPDIR holds now \(other writers on it, or TMPDIR changed since\).*rough/,
+    );
+    const quiet = { ...noisy, unexplainedBytes: 0.5 * GiB, rough: false };
+    expect(renderCalibration(quiet, makeColors(false))).not.toMatch(/more than TMPDIR|rough/);
+  });
 });

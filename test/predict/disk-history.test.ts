@@ -37,7 +37,14 @@ describe.skipIf(!isRoot)('plan --predict from a run recorded on a disk (fake sat
       expect(cal.recordedPeakBytes).toBeLessThan(1024 * MiB);
       expect(cal.outsideBytes).toBeGreaterThan(0);
       expect(cal.error).toBeCloseTo(cal.replayedPeakBytes / cal.recordedPeakBytes - 1, 6);
-      expect(cal.rough).toBe(Math.abs(cal.error) > 0.15);
+      // TMPDIR is still there after the training run: how far the disk was from it is measured.
+      expect(cal.unexplainedBytes).toBeDefined();
+      expect(cal.rough).toBe(
+        Math.abs(cal.error) > 0.15 || Math.abs(cal.unexplainedBytes!) > 0.15 * cal.recordedPeakBytes,
+      );
+      console.log(
+        `calibration: replay ${(cal.error * 100).toFixed(1)} %, ${(cal.unexplainedBytes! / MiB).toFixed(1)} MiB unexplained, ${(cal.outsideBytes / MiB).toFixed(1)} MiB sstate and downloads left out`,
+      );
     }
     expect(r.text).toMatch(
       /how sure: replaying the recorded run \(\d+ threads?, in one go\) gives .* measured: [+−]\d+\.\d %; recorded on a disk shared with other files/,
