@@ -1,12 +1,43 @@
 import { defineConfig } from 'vitest/config';
 
+// Files that time a build as it runs (the watcher's samples, peaks, the real BitBake, tmpfs
+// stories) run one at a time after the rest: a second test beside them would change what they
+// measure. The rest run two at a time (CI and this machine have 2 CPUs).
+const SERIAL = [
+  'test/real/**/*.test.ts',
+  'test/story/**/*.test.ts',
+  'test/watch/**/*.test.ts',
+  'test/predict/**/*.test.ts',
+  'test/steps/**/*.test.ts',
+  'test/fuzz/**/*.test.ts',
+  'test/analyze/churn-kept.test.ts',
+  // Builds on a shared disk: a peak there is the growth over what the disk held, and another
+  // test writing to that disk at the same time changes it.
+  'test/report/*.e2e.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     // Integration tests mount tmpfs and spawn processes: keep files in separate workers.
     pool: 'forks',
     // One shared temp folder per run for the real BitBake suite (the poky tree is unpacked once).
     globalSetup: ['test/real/global-setup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'parallel',
+          include: ['test/**/*.test.ts'],
+          exclude: SERIAL,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'serial', include: SERIAL, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });
