@@ -62,10 +62,15 @@ export default async function (): Promise<BenchRow[]> {
 /** History recorded by `rambake run` on a shared disk, predicted, then measured on a fresh tmpfs. */
 async function diskHistoryRows(): Promise<BenchRow[]> {
   const r = await diskHistoryBuild();
+  // How sure the prediction said it was: a noisy disk shows as growth TMPDIR does not hold.
+  const cal = r.oneGo.calibration;
+  const sure = cal
+    ? `; replay ${(cal.error * 100).toFixed(1)} %, ${((cal.unexplainedBytes ?? 0) / 2 ** 20).toFixed(0)} MiB unexplained${cal.rough ? ', said rough' : ''}`
+    : '; no calibration';
   const row = (what: string, predicted: number, measured: number): BenchRow => ({
     bench: 'predict',
     kind: 'measured',
-    metric: `sato-like peak from disk-recorded history, ${what}`,
+    metric: `sato-like peak from disk-recorded history, ${what}${sure}`,
     value: predicted,
     unit: 'bytes',
     reference: measured,
