@@ -1,9 +1,24 @@
 // Follows the cooker console log live: `${LOG_DIR}/cooker/<MACHINE>/console-latest.log` is a
-// symlink that BitBake re-points at a new `<DATETIME>.log` for every build, so each poll
-// resolves it again; a new target is a new build, read from its first byte.
+// symlink that BitBake re-points at a new `<DATETIME>.log` for every build, so a poll resolves
+// it again; a new target is a new build, read from its first byte.
+// A poll looks only when something changed: an inotify watch on the machine folder (or, while
+// it does not exist, on its nearest existing parent) tells when the link moves or the log
+// grows. Without it every poll resolved the link and stat-ed the log (4 system calls every
+// 200 ms, build or not). Once every FULL_POLL_MS a poll looks anyway: a lost event, a log
+// outside the folder (BB_CONSOLELOG), a folder deleted and made again are caught that late at most.
 
-import { closeSync, existsSync, fstatSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  closeSync,
+  existsSync,
+  type FSWatcher,
+  fstatSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  statSync,
+  watch,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { type ConsoleEvent, ConsoleLogParser } from '../bitbake/consolelog.js';
 import { LineSplitter } from '../bitbake/lines.js';
 import { openCheckedSync } from '../system/read-file.js';
@@ -11,10 +26,14 @@ import { openCheckedSync } from '../system/read-file.js';
 const CHUNK = 64 * 1024;
 /** At most this much is read per poll, so a huge backlog never stalls the sampler. */
 const MAX_PER_POLL = 4 * 1024 * 1024;
+/** The longest a poll trusts the watch that nothing changed. */
+const FULL_POLL_MS = 2000;
 
 export interface ConsoleFollowerHooks {
   /** A new build's log appeared (the symlink moved). */
   onBuild(file: string): void;
+  /** Something changed in the log's folder (told at once, from the watch; the next poll reads it). */
+  onChange?(): void;
   onEvent(event: ConsoleEvent, file: string): void;
 }
 
@@ -25,6 +44,15 @@ export class ConsoleFollower {
   private splitter = new LineSplitter();
   private parser = new ConsoleLogParser();
   private readonly buf = Buffer.alloc(CHUNK);
+  private watcher: FSWatcher | undefined;
+  /** The folder the watch is on: the machine folder, or its nearest parent while it is missing. */
+  private watchedDir: string | undefined;
+  /** watchedDir with its links resolved, as the log's path is. */
+  private watchedReal: string | undefined;
+  /** An event came since the last look (or there is no watch to tell). */
+  private changed = true;
+  private rewatch = false;
+  private lastLook = 0;
 
   /**
    * `cookerDir` is `${LOG_DIR}/cooker`; `machine` narrows it to one folder when known.
@@ -47,8 +75,18 @@ export class ConsoleFollower {
     return this.file;
   }
 
+  /** A watch tells of changes (else only polling finds them). */
+  get watching(): boolean {
+    return this.watcher !== undefined;
+  }
+
   /** Reads what was appended since the last poll; true when anything was read. */
   poll(): boolean {
+    const now = Date.now();
+    if (!this.changed && now - this.lastLook < FULL_POLL_MS) return false;
+    this.lastLook = now;
+    this.changed = false;
+    this.arm();
     const latest = this.resolveLatest();
     if (latest && latest !== this.file) this.switchTo(latest);
     if (this.fd === undefined || this.file === undefined) return false;
@@ -66,12 +104,61 @@ export class ConsoleFollower {
         this.parser.push(line, (e) => this.hooks.onEvent(e, file)),
       );
     }
+    // More than one poll reads, or a log the watch cannot see: look again next time.
+    if (this.position < size || dirname(this.file) !== this.watchedReal) this.changed = true;
     return read > 0;
   }
 
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+  }
+
+  /** Stops the watch too (the follower is done). */
+  dispose(): void {
+    this.close();
+    this.watcher?.close();
+    this.watcher = undefined;
+  }
+
+  // The watch on the machine folder, or on its nearest existing parent until it exists. With
+  // no machine known the logs may be in any subfolder: no watch, every poll looks.
+  private arm(): void {
+    if (this.machine === undefined) return;
+    const target = join(this.cookerDir, this.machine);
+    let dir = target;
+    while (!existsSync(dir)) {
+      const up = dirname(dir);
+      if (up === dir) return;
+      dir = up;
+    }
+    if (dir === this.watchedDir && this.watcher && !this.rewatch) return;
+    this.rewatch = false;
+    this.watcher?.close();
+    this.watcher = undefined;
+    this.watchedDir = undefined;
+    this.watchedReal = undefined;
+    try {
+      const w = watch(dir, { persistent: false }, (event) => {
+        this.changed = true;
+        // A name came or went, maybe the folder's own (deleted and made again: this watch
+        // would be on the old one): watch afresh on the next poll (a few times per build).
+        if (event === 'rename') this.rewatch = true;
+        this.hooks.onChange?.();
+      });
+      w.on('error', () => {
+        // the folder went (TMPDIR wiped): the next poll looks and watches again
+        w.close();
+        if (this.watcher === w) this.watcher = undefined;
+        this.changed = true;
+      });
+      this.watcher = w;
+      this.watchedDir = dir;
+      this.watchedReal = realpathSync(dir);
+    } catch {
+      // no watch (inotify limit reached): every poll looks
+      this.changed = true;
+    }
   }
 
   private switchTo(file: string): void {
