@@ -5,9 +5,10 @@
 // are taken out of the samples: every file of those folders written during the run (its mtime
 // within it) counts from its mtime on, by its allocated blocks (what the disk's used bytes count).
 
-import { lstat, opendir } from 'node:fs/promises';
+import { lstat, opendir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BuildDir } from '../bitbake/builddir-types.js';
+import { writeFileAtomic } from '../system/atomic-write.js';
 import { scanTree } from '../system/du.js';
 import { findMount, isUnderMount, readMountinfo, resolveExistingPath } from '../system/mounts.js';
 import type { RecordedRun } from '../timeline/timeline-runs.js';
@@ -90,14 +91,7 @@ export async function recordedFootprint(
 ): Promise<Footprint> {
   if (run.onTmpfs || !run.header)
     return measureFootprint(run.samples, spans, { baselineBytes: run.baselineBytes });
-  const { tmpdir, tmpfs } = run.header;
-  const written = await writtenOutsideTmpdir(
-    // rambake's own timeline is written next to TMPDIR too.
-    [bd.paths.sstateDir, bd.paths.dlDir, join(bd.topdir, 'rambake')],
-    tmpdir,
-    tmpfs.mountPoint,
-    { from: run.startedAt, to: run.endedAt || Number.POSITIVE_INFINITY },
-  );
+  const { written, tmpdirBytes: now } = await outsideOf(bd, run, run.header);
   const own = withoutWritten(run.samples, written);
   const f = measureFootprint(own, spans, {
     baselineBytes: run.baselineBytes,
@@ -105,8 +99,54 @@ export async function recordedFootprint(
   });
   // Other writers on the disk (or a TMPDIR changed since) show as growth at the run's end that
   // TMPDIR does not hold: a measured figure of how far the samples are from TMPDIR's own bytes.
-  const now = await tmpdirNow(tmpdir, tmpfs.mountPoint);
   const end = own.at(-1);
   if (now !== undefined && end) f.unexplainedBytes = end.used - run.baselineBytes - now;
   return f;
+}
+
+interface Outside {
+  written: Written[];
+  /** TMPDIR's bytes when first measured after the run (undefined: gone or elsewhere). */
+  tmpdirBytes?: number;
+}
+
+const CACHE_VERSION = 1;
+
+/**
+ * The walk of SSTATE_DIR, DL_DIR and TMPDIR is O(their files): done once per recorded run and
+ * kept beside it (`<run>.jsonl.outside.json`, rambake's own folder), so `plan`, `steps` and
+ * `--predict` after it cost nothing more. A run still being written (its file changed) is
+ * measured again.
+ */
+async function outsideOf(
+  bd: Pick<BuildDir, 'paths' | 'topdir'>,
+  run: RecordedRun,
+  header: NonNullable<RecordedRun['header']>,
+): Promise<Outside> {
+  const cache = `${run.file}.outside.json`;
+  const st = await stat(run.file).catch(() => undefined);
+  const key = st ? `${st.size}:${st.mtimeMs}` : undefined;
+  try {
+    const v = JSON.parse(await readFile(cache, 'utf8')) as Outside & { version: number; key: string };
+    if (key !== undefined && v.version === CACHE_VERSION && v.key === key && Array.isArray(v.written))
+      return { written: v.written, ...(v.tmpdirBytes === undefined ? {} : { tmpdirBytes: v.tmpdirBytes }) };
+  } catch {
+    // no cache yet, or unreadable: measure
+  }
+  const { tmpdir, tmpfs } = header;
+  const found = await writtenOutsideTmpdir(
+    // rambake's own timeline is written next to TMPDIR too.
+    [bd.paths.sstateDir, bd.paths.dlDir, join(bd.topdir, 'rambake')],
+    tmpdir,
+    tmpfs.mountPoint,
+    { from: run.startedAt, to: run.endedAt || Number.POSITIVE_INFINITY },
+  );
+  const written = found;
+  const tmpdirBytes = await tmpdirNow(tmpdir, tmpfs.mountPoint);
+  const out: Outside = { written, ...(tmpdirBytes === undefined ? {} : { tmpdirBytes }) };
+  if (key !== undefined)
+    await writeFileAtomic(cache, `${JSON.stringify({ version: CACHE_VERSION, key, ...out })}\n`).catch(() => {
+      // a read-only build dir: measured again next time
+    });
+  return out;
 }

@@ -32,7 +32,10 @@ export function needFromHistory(history: History, scope: PlanScope): Need | unde
   if (runs.length === 0) return undefined;
   const peakOf = (r: (typeof runs)[number]) => {
     if (scope === 'workdir') return r.peakWorkBytes;
-    // On a disk shared with other files, `used` counts them too: take the run's growth.
+    // On a disk shared with other files, `used` counts them too: take the run's growth, and for
+    // the newest run the growth of TMPDIR alone (what --predict replays: the sstate and
+    // downloads it wrote next to TMPDIR taken out; history-outside.ts).
+    if (!r.onTmpfs && r === history.run && history.footprint) return history.footprint.peakBytes;
     return r.peakBytes - r.baselineBytes;
   };
   const best = runs.reduce((a, b) => (peakOf(b) > peakOf(a) ? b : a));
@@ -54,7 +57,7 @@ export function needFromHistory(history: History, scope: PlanScope): Need | unde
         `measured: ${what} peaked at ${formatBytes(peak)} in ${best.file}` +
         ` (largest of ${runs.length} recorded run${runs.length === 1 ? '' : 's'}), +${pct(MARGIN_MEASURED)} margin` +
         (disk
-          ? '; TMPDIR shared a disk, so the growth during the run is used (it misses what TMPDIR held before)'
+          ? `; TMPDIR shared a disk, so the growth during the run is used (it misses what TMPDIR held before)${best === history.run && history.footprint?.outsideBytes ? `, less ${formatBytes(history.footprint.outsideBytes)} the run wrote next to TMPDIR (sstate, downloads)` : ''}`
           : '') +
         (best.summarised
           ? ''

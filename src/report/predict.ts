@@ -3,7 +3,7 @@
 
 import { renderBitbakeCommand } from '../plan/mount-commands.js';
 import type { Prediction } from '../plan/predict.js';
-import { type Calibration, ROUGH_ERROR } from '../plan/predict-calibration.js';
+import { type Calibration, ROUGH_ERROR, ROUGH_UNEXPLAINED } from '../plan/predict-calibration.js';
 import { type Colors, formatBytes, formatDuration, renderTable } from '../text/format.js';
 
 export function renderPrediction(p: Prediction, c: Colors): string[] {
@@ -70,7 +70,8 @@ export function renderCalibration(cal: Calibration, c: Colors): string {
           ? ` and ${formatBytes(cal.outsideBytes)} of sstate and downloads left out)`
           : ' left out)');
   const other =
-    cal.unexplainedBytes !== undefined && Math.abs(cal.unexplainedBytes) > ROUGH_ERROR * cal.recordedPeakBytes
+    cal.unexplainedBytes !== undefined &&
+    Math.abs(cal.unexplainedBytes) > ROUGH_UNEXPLAINED * cal.recordedPeakBytes
       ? `; the disk grew ${formatBytes(cal.unexplainedBytes)} more than TMPDIR holds now (other writers on it, or TMPDIR changed since): the prediction may be high by that much, record on a tmpfs or a quiet disk`
       : '';
   const text = `how sure: replaying the recorded run (${how}) gives ${formatBytes(cal.replayedPeakBytes)} against ${formatBytes(cal.recordedPeakBytes)} measured: ${pct}; ${where}${other}`;

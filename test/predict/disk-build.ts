@@ -21,6 +21,8 @@ export interface DiskPrediction {
   peakBytes: number;
   steps: string[];
   calibration?: Calibration;
+  /** The measured peak plan's own need is sized from (its `need` reason). */
+  planPeakBytes?: number;
 }
 
 export interface DiskHistoryResult {
@@ -56,7 +58,12 @@ export async function diskHistoryBuild(): Promise<DiskHistoryResult> {
   };
   const predict = async (extra: string[]): Promise<DiskPrediction> => {
     const r = await rambake(['plan', '--predict', '--json', ...extra, '--target', TARGET]);
-    return JSON.parse(r.stdout).prediction as DiskPrediction;
+    const json = JSON.parse(r.stdout) as {
+      prediction: DiskPrediction;
+      reasons: { topic: string; figures?: { peakBytes?: number } }[];
+    };
+    const planPeakBytes = json.reasons.find((x) => x.topic === 'need')?.figures?.peakBytes;
+    return { ...json.prediction, ...(planPeakBytes === undefined ? {} : { planPeakBytes }) };
   };
   const freshTmpfs = () => {
     if (mounted) execFileSync('umount', [tmpdir]);

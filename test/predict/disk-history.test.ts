@@ -17,12 +17,15 @@ describe.skipIf(!isRoot)('plan --predict from a run recorded on a disk (fake sat
     r = await diskHistoryBuild();
   }, 1_500_000);
 
-  const within = (predicted: number, measured: number, what: string) => {
-    const error = predicted / measured - 1;
+  // Within 15 %, unless the prediction itself said it is rough: other writers on the shared disk
+  // during the training run (another build beside it) are measured, and then it must say so.
+  const within = (p: DiskHistoryResult['oneGo'], measured: number, what: string) => {
+    const error = p.peakBytes / measured - 1;
     console.log(
-      `predict on disk history, ${what}: predicted ${(predicted / MiB).toFixed(1)} MiB, measured ${(measured / MiB).toFixed(1)} MiB (${(error * 100).toFixed(1)} %)`,
+      `predict on disk history, ${what}: predicted ${(p.peakBytes / MiB).toFixed(1)} MiB, measured ${(measured / MiB).toFixed(1)} MiB (${(error * 100).toFixed(1)} %)${p.calibration?.rough ? ', and it said rough' : ''}`,
     );
-    expect(Math.abs(error)).toBeLessThanOrEqual(0.15);
+    if (p.calibration?.rough) expect(r.text).toMatch(/rough/);
+    else expect(Math.abs(error)).toBeLessThanOrEqual(0.15);
   };
 
   it('was trained on a disk, and says how sure it is', () => {
@@ -36,11 +39,13 @@ describe.skipIf(!isRoot)('plan --predict from a run recorded on a disk (fake sat
       expect(cal.recordedPeakBytes).toBeGreaterThan(20 * MiB);
       expect(cal.recordedPeakBytes).toBeLessThan(1024 * MiB);
       expect(cal.outsideBytes).toBeGreaterThan(0);
+      // plan sizes its need from the same figure (TMPDIR's own growth), not the disk's growth.
+      expect(p.planPeakBytes).toBe(cal.recordedPeakBytes);
       expect(cal.error).toBeCloseTo(cal.replayedPeakBytes / cal.recordedPeakBytes - 1, 6);
       // TMPDIR is still there after the training run: how far the disk was from it is measured.
       expect(cal.unexplainedBytes).toBeDefined();
       expect(cal.rough).toBe(
-        Math.abs(cal.error) > 0.15 || Math.abs(cal.unexplainedBytes!) > 0.15 * cal.recordedPeakBytes,
+        Math.abs(cal.error) > 0.15 || Math.abs(cal.unexplainedBytes!) > 0.1 * cal.recordedPeakBytes,
       );
       console.log(
         `calibration: replay ${(cal.error * 100).toFixed(1)} %, ${(cal.unexplainedBytes! / MiB).toFixed(1)} MiB unexplained, ${(cal.outsideBytes / MiB).toFixed(1)} MiB sstate and downloads left out`,
@@ -53,10 +58,10 @@ describe.skipIf(!isRoot)('plan --predict from a run recorded on a disk (fake sat
   });
 
   it('is within 15 % of the peak measured on a fresh tmpfs, in one go', () => {
-    within(r.oneGo.peakBytes, r.measuredOneGo, 'one go');
+    within(r.oneGo, r.measuredOneGo, 'one go');
   });
 
   it('is within 15 % of the peak measured on a fresh tmpfs, in steps', () => {
-    within(r.stepped.peakBytes, r.measuredStepped, `steps ${r.stepped.steps.join(', ')}`);
+    within(r.stepped, r.measuredStepped, `steps ${r.stepped.steps.join(', ')}`);
   });
 });
