@@ -5,12 +5,19 @@
 // are taken out of the samples: every file of those folders written during the run (its mtime
 // within it) counts from its mtime on, by its allocated blocks (what the disk's used bytes count).
 
-import { lstat, opendir, readFile, stat } from 'node:fs/promises';
+import { lstat, opendir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import { writeFileAtomic } from '../system/atomic-write.js';
 import { scanTree } from '../system/du.js';
-import { findMount, isUnderMount, readMountinfo, resolveExistingPath } from '../system/mounts.js';
+import {
+  findMount,
+  isUnderMount,
+  type MountEntry,
+  readMountinfo,
+  resolveExistingPath,
+} from '../system/mounts.js';
+import { readText } from '../system/read-file.js';
 import type { RecordedRun } from '../timeline/timeline-runs.js';
 import { type Footprint, measureFootprint, type TaskSpan, type UsageSample } from './footprint.js';
 
@@ -47,8 +54,8 @@ export async function writtenOutsideTmpdir(
   tmpdir: string,
   mountPoint: string,
   window: { from: number; to: number },
+  mounts: readonly MountEntry[],
 ): Promise<Written[]> {
-  const mounts = await readMountinfo().catch(() => []);
   const out: Written[] = [];
   for (const dir of new Set(dirs)) {
     const real = await resolveExistingPath(dir).catch(() => undefined);
@@ -75,9 +82,12 @@ export function withoutWritten(samples: readonly UsageSample[], written: readonl
  * What TMPDIR holds now, when it is still a folder of the disk the run sampled (du's bytes);
  * undefined when it is gone or elsewhere.
  */
-async function tmpdirNow(tmpdir: string, mountPoint: string): Promise<number | undefined> {
+async function tmpdirNow(
+  tmpdir: string,
+  mountPoint: string,
+  mounts: readonly MountEntry[],
+): Promise<number | undefined> {
   const real = await resolveExistingPath(tmpdir).catch(() => undefined);
-  const mounts = await readMountinfo().catch(() => []);
   if (!real || mounts.length === 0 || findMount(mounts, real).mountPoint !== mountPoint) return undefined;
   const scan = await scanTree(real, { groupDepth: 0 }).catch(() => undefined);
   return scan?.bytes;
@@ -127,22 +137,26 @@ async function outsideOf(
   const st = await stat(run.file).catch(() => undefined);
   const key = st ? `${st.size}:${st.mtimeMs}` : undefined;
   try {
-    const v = JSON.parse(await readFile(cache, 'utf8')) as Outside & { version: number; key: string };
+    const v = JSON.parse((await readText(cache, 'index')) ?? '') as Outside & {
+      version: number;
+      key: string;
+    };
     if (key !== undefined && v.version === CACHE_VERSION && v.key === key && Array.isArray(v.written))
       return { written: v.written, ...(v.tmpdirBytes === undefined ? {} : { tmpdirBytes: v.tmpdirBytes }) };
   } catch {
     // no cache yet, or unreadable: measure
   }
   const { tmpdir, tmpfs } = header;
-  const found = await writtenOutsideTmpdir(
+  const mounts = await readMountinfo().catch(() => []);
+  const written = await writtenOutsideTmpdir(
     // rambake's own timeline is written next to TMPDIR too.
     [bd.paths.sstateDir, bd.paths.dlDir, join(bd.topdir, 'rambake')],
     tmpdir,
     tmpfs.mountPoint,
     { from: run.startedAt, to: run.endedAt || Number.POSITIVE_INFINITY },
+    mounts,
   );
-  const written = found;
-  const tmpdirBytes = await tmpdirNow(tmpdir, tmpfs.mountPoint);
+  const tmpdirBytes = await tmpdirNow(tmpdir, tmpfs.mountPoint, mounts);
   const out: Outside = { written, ...(tmpdirBytes === undefined ? {} : { tmpdirBytes }) };
   if (key !== undefined)
     await writeFileAtomic(cache, `${JSON.stringify({ version: CACHE_VERSION, key, ...out })}\n`).catch(() => {

@@ -21,6 +21,7 @@ import {
 import { dirname, join } from 'node:path';
 import { type ConsoleEvent, ConsoleLogParser } from '../bitbake/consolelog.js';
 import { LineSplitter } from '../bitbake/lines.js';
+import { nearestExisting } from '../system/host-facts.js';
 import { openCheckedSync } from '../system/read-file.js';
 
 const CHUNK = 64 * 1024;
@@ -125,13 +126,7 @@ export class ConsoleFollower {
   // no machine known the logs may be in any subfolder: no watch, every poll looks.
   private arm(): void {
     if (this.machine === undefined) return;
-    const target = join(this.cookerDir, this.machine);
-    let dir = target;
-    while (!existsSync(dir)) {
-      const up = dirname(dir);
-      if (up === dir) return;
-      dir = up;
-    }
+    const dir = nearestExisting(join(this.cookerDir, this.machine));
     if (dir === this.watchedDir && this.watcher && !this.rewatch) return;
     this.rewatch = false;
     this.watcher?.close();

@@ -10,9 +10,9 @@
 // report). statfs, which is what fill and time-to-full come from, is read every interval.
 
 import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { scanTree } from '../system/du.js';
 import { statFsSync } from '../system/fsstat.js';
+import { nearestExisting } from '../system/host-facts.js';
 import type { TimelineSample } from '../timeline/timeline-types.js';
 import type { FillPoint } from './forecast.js';
 import type { WorkdirStates } from './states.js';
@@ -178,8 +178,7 @@ export class Sampler {
 
   private statTmpdir(): TimelineSample['fs'] | undefined {
     // Before the first build TMPDIR may not exist: its parent's file system is where it will be.
-    let p = this.tmpdir;
-    while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+    const p = nearestExisting(this.tmpdir);
     try {
       const st = statFsSync(p);
       return {

@@ -8,10 +8,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import type { Calibration } from '../../src/plan/predict-calibration.js';
-import { CLI } from '../helpers/exec.js';
-import { buildEnv, rmWorkBuild } from '../watch/helpers.js';
+import { buildEnv, rambake as rambakeIn, rmWorkBuild } from '../watch/helpers.js';
 
 export const TARGET = 'core-image-sato';
 const TMPFS_MAGIC = 0x01021994;
@@ -42,15 +40,7 @@ export async function diskHistoryBuild(): Promise<DiskHistoryResult> {
   const tmpdir = join(ex.topdir, 'tmp');
   const env = buildEnv('sato-like', '0.002');
   let mounted = false;
-  const rambake = (args: string[]) =>
-    execa(process.execPath, [CLI, ...args], {
-      cwd: ex.topdir,
-      env,
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      timeout: 600_000,
-    });
+  const rambake = (args: string[]) => rambakeIn(args, ex.topdir, env, 600_000);
   const run = async (extra: string[]): Promise<number> => {
     const r = await rambake(['run', '--json', '--interval', '0.02', ...extra, '--', 'bitbake', TARGET]);
     if (r.exitCode !== 0) throw new Error(`rambake run ${extra.join(' ')} failed: ${r.stderr}`);

@@ -7,10 +7,8 @@
 
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/exec.js';
-import { buildEnv, rmWorkBuild } from '../watch/helpers.js';
+import { buildEnv, rambake as rambakeIn, rmWorkBuild } from '../watch/helpers.js';
 
 const MiB = 1024 * 1024;
 const isRoot = process.getuid?.() === 0;
@@ -28,15 +26,7 @@ describe.skipIf(!isRoot)('a build too big for the tmpfs, made to fit in steps (f
     const ex = rmWorkBuild();
     const ram = join(ex.topdir, 'ram');
     const env = buildEnv('sato-like', '0.002');
-    const rambake = (args: string[]) =>
-      execa(process.execPath, [CLI, ...args], {
-        cwd: ex.topdir,
-        env,
-        extendEnv: false,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 600_000,
-      });
+    const rambake = (args: string[]) => rambakeIn(args, ex.topdir, env, 600_000);
     const runJson = async (args: string[]) => {
       const r = await rambake(['run', '--json', '--interval', '0.02', ...args, '--', 'bitbake', TARGET]);
       const summary = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}');

@@ -25,14 +25,15 @@ export function rmWorkBuild(extraConf = ''): ReturnType<typeof copyExample> {
   return copy;
 }
 
-export function rambake(args: string[], cwd: string, env: Record<string, string>) {
+/** The built CLI in `cwd` with only `env`; a whole fake build may need a longer `timeout`. */
+export function rambake(args: string[], cwd: string, env: Record<string, string>, timeout = 120_000) {
   return execa(process.execPath, [ENTRY, ...args], {
     cwd,
     env,
     extendEnv: false,
     reject: false,
     stdin: 'ignore',
-    timeout: 120_000,
+    timeout,
   });
 }
 
