@@ -170,7 +170,9 @@ export class Watch {
 
   /** The log's folder changed while idle: look now, not at the next slow tick. */
   private wake(): void {
-    if (this.ending || this.timerMs === this.tickMs || this.waking) return;
+    // Not before start() has caught up and taken its first sample: a tick then would read live
+    // lines in among the caught-up ones (the real attach test saw one timed 41 ms late).
+    if (this.ending || this.timer === undefined || this.timerMs === this.tickMs || this.waking) return;
     this.waking = true;
     setImmediate(() => {
       this.waking = false;
