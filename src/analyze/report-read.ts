@@ -2,7 +2,7 @@
 // ${TOPDIR}/rambake/runs unless named), reads it with the watch reader, finds the buildstats
 // builds that started while it ran (wherever they are: BUILDSTATS_BASE, rambake-keep, the
 // run's TMPDIR), runs the churn analysis over them, reads their console logs for BitBake's
-// disk-monitor stop, finds a run of the same targets of the other kind (one go / in steps),
+// disk-monitor stop, on a shared disk what the run wrote next to TMPDIR, finds a run of the same targets of the other kind (one go / in steps),
 // asks the sizing model, then calls the pure assembly. With no run recorded, the newest
 // buildstats build stands alone. Whatever cannot be read is named in `skipped`; only a named
 // file that is not a timeline, or no run and no buildstats at all, is an error.
@@ -16,9 +16,11 @@ import { type BuildstatsBuildRef, listBuilds, readBuildstatsBuild } from '../bit
 import { readLines } from '../bitbake/lines.js';
 import { NothingYetError, UsageError } from '../errors.js';
 import { keptPaths } from '../plan/conf-lines.js';
+import { ownUsageOfRun } from '../plan/history-outside.js';
 import { planFor } from '../plan/sizing.js';
+import { OwnUsage } from '../timeline/run-baseline.js';
 import { parseTimeline, readTimeline, type Timeline } from '../timeline/timeline-file.js';
-import { runsDir } from '../timeline/timeline-runs.js';
+import { recordedRunFrom, runsDir } from '../timeline/timeline-runs.js';
 import { churnFor, listConsoleLogs, matchConsoleLogs } from './churn-read.js';
 import { assembleReport, commandsOf, type ReportInput, targetsOf } from './report.js';
 import type { Report, ReportChurn, ReportSkipped } from './report-types.js';
@@ -75,10 +77,15 @@ export async function collectReport(load: LoadOptions, options: ReportOptions = 
     });
   await addBuilds(bd, input, refs, matched, options);
   input.diskmon = await diskmonStops(bd, matched, skipped, timeline);
+  input.own = await ownOf(bd, file, timeline, skipped);
   const other = await otherKindRun(bd, file, timeline, skipped);
   if (other) {
     const otherBuilds = buildsOfRun(other.timeline, refs);
-    input.other = { ...other, diskmon: await diskmonStops(bd, otherBuilds, skipped, other.timeline) };
+    input.other = {
+      ...other,
+      diskmon: await diskmonStops(bd, otherBuilds, skipped, other.timeline),
+      own: await ownOf(bd, other.file, other.timeline, skipped),
+    };
   }
   await addPlan(bd, input, options, cwd);
   return assembleReport(input);
@@ -248,6 +255,25 @@ async function otherKindRun(
 
 const sameTargets = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
+
+/** What a run on a shared disk wrote next to TMPDIR (sstate, downloads): not part of its peak. */
+async function ownOf(
+  bd: BuildDir,
+  file: string,
+  timeline: Timeline,
+  skipped: ReportSkipped[],
+): Promise<OwnUsage> {
+  const run = recordedRunFrom(timeline, file);
+  try {
+    return await ownUsageOfRun(bd, run);
+  } catch (err) {
+    skipped.push({
+      path: file,
+      why: `sstate and downloads written during the run not measured: ${(err as Error).message}`,
+    });
+    return new OwnUsage(run.baselineBytes);
+  }
+}
 
 /** The newest recorded run, or undefined when there is none. */
 async function newestRun(bd: BuildDir): Promise<string | undefined> {

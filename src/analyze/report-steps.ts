@@ -2,6 +2,7 @@
 // of `rambake run --steps`), the targets they built, each step's window and peak from the
 // step events, why the build stopped, and one run in brief for the one-go/in-steps comparison.
 
+import type { OwnUsage } from '../timeline/run-baseline.js';
 import type { Timeline } from '../timeline/timeline-file.js';
 import { commandTargets } from '../timeline/timeline-runs.js';
 import type { ReportRunBrief, ReportStep, ReportStop, ReportUsage } from './report-types.js';
@@ -50,7 +51,7 @@ export function stopOf(
 }
 
 /** The steps of a run in steps, each with the run's own peak while it ran. */
-export function describeSteps(timeline: Timeline, baselineBytes: number): ReportStep[] {
+export function describeSteps(timeline: Timeline, own: OwnUsage): ReportStep[] {
   const steps = new Map<number, ReportStep>();
   for (const e of timeline.events) {
     if (e.type === 'step-start')
@@ -79,9 +80,9 @@ export function describeSteps(timeline: Timeline, baselineBytes: number): Report
     const end = list[i + 1]?.startedAt ?? Number.POSITIVE_INFINITY;
     for (const s of timeline.samples) {
       if (s.t < step.startedAt || s.t >= end) continue;
-      const own = Math.max(0, s.fs.usedBytes - baselineBytes);
-      if (step.peakAt === null || own > step.peakBytes) {
-        step.peakBytes = own;
+      const bytes = own.of(s.t, s.fs.usedBytes);
+      if (step.peakAt === null || bytes > step.peakBytes) {
+        step.peakBytes = bytes;
         step.peakAt = s.t;
       }
     }
@@ -94,6 +95,7 @@ export function briefRun(
   file: string,
   timeline: Timeline,
   usage: ReportUsage,
+  own: OwnUsage,
   diskmon: readonly string[],
 ): ReportRunBrief {
   const started = timeline.header ? Date.parse(timeline.header.startedAt) : Number.NaN;
@@ -104,6 +106,6 @@ export function briefRun(
     peakBytes: usage.peakRunBytes,
     exitCode: timeline.summary.exitCode ?? null,
     stopped: stopOf(timeline, usage, diskmon),
-    steps: describeSteps(timeline, usage.baselineBytes),
+    steps: describeSteps(timeline, own),
   };
 }

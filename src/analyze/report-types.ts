@@ -102,7 +102,9 @@ export interface ReportUsage {
   totalInodes: number;
   /** What the file system held that is not this run's (a shared disk: the first sample). */
   baselineBytes: number;
-  /** The peak of what the run itself put there: the peak minus the baseline. */
+  /** What the run wrote next to TMPDIR on that shared disk (sstate, downloads): not TMPDIR's. */
+  outsideBytes: number;
+  /** The peak of what the run itself put in TMPDIR: used less the baseline and less `outsideBytes` written by then. */
   peakRunBytes: number;
   enospc: { at: number; message: string }[];
 }

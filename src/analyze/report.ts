@@ -4,7 +4,7 @@
 
 import type { BuildstatsTask } from '../bitbake/buildstats.js';
 import { splitPF } from '../bitbake/pf.js';
-import { ownFileSystem, baselineBytes as runBaseline } from '../timeline/run-baseline.js';
+import { OwnUsage, ownFileSystem, ownPeak, baselineBytes as runBaseline } from '../timeline/run-baseline.js';
 import type { Timeline } from '../timeline/timeline-file.js';
 import type { TimelineSample } from '../timeline/timeline-types.js';
 import { recommend } from './report-rules.js';
@@ -40,8 +40,13 @@ export interface ReportInput {
   buildstatsBase?: string;
   /** BitBake's disk-monitor errors in the builds' console logs ("No new tasks can be executed…"). */
   diskmon?: string[];
+  /**
+   * How much of each sample is the run's own (plan/history-outside.ts: on a shared disk, less
+   * what the run wrote next to TMPDIR); default: less the baseline only.
+   */
+  own?: OwnUsage;
   /** An earlier run of the same targets of the other kind (one go / in steps). */
-  other?: { file: string; timeline: Timeline; diskmon?: string[] };
+  other?: { file: string; timeline: Timeline; diskmon?: string[]; own?: OwnUsage };
   /** The buildstats builds this run covers, with their tasks. */
   builds: { name: string; tasks: BuildstatsTask[] }[];
   churn?: ReportChurn;
@@ -54,9 +59,10 @@ export function assembleReport(input: ReportInput): Report {
   const { timeline } = input;
   const names = workdirNames(timeline);
   const run = describeRun(input);
-  const usage = describeUsage(timeline, run.fs.ownFs);
+  const own = input.own ?? baselineOnly(timeline);
+  const usage = describeUsage(timeline, own);
   run.stopped = stopOf(timeline, usage, input.diskmon ?? []);
-  const steps = describeSteps(timeline, usage.baselineBytes);
+  const steps = describeSteps(timeline, own);
   const topByPeak = Object.entries(timeline.summary.workdirPeaks)
     .filter(([, bytes]) => bytes > 0)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
@@ -73,7 +79,7 @@ export function assembleReport(input: ReportInput): Report {
     schemaVersion: REPORT_SCHEMA_VERSION,
     run,
     usage,
-    fill: fillOverTime(timeline.samples, topByPeak.slice(0, FILL_TOP), usage.baselineBytes, run.fs.sizeBytes),
+    fill: fillOverTime(timeline.samples, topByPeak.slice(0, FILL_TOP), own, run.fs.sizeBytes),
     topByPeak: topByPeak.slice(0, TABLE_TOP),
     topByCpu: cpuByRecipe(input.builds.flatMap((b) => b.tasks)).slice(0, TABLE_TOP),
     lingering: timeline.summary.lingering,
@@ -86,12 +92,14 @@ export function assembleReport(input: ReportInput): Report {
     comparison: null,
   };
   if (input.other) {
-    const here = briefRun(input.file, timeline, usage, input.diskmon ?? []);
+    const here = briefRun(input.file, timeline, usage, own, input.diskmon ?? []);
     const other = input.other;
+    const otherOwn = other.own ?? baselineOnly(other.timeline);
     const there = briefRun(
       other.file,
       other.timeline,
-      describeUsage(other.timeline, run.fs.ownFs),
+      describeUsage(other.timeline, otherOwn),
+      otherOwn,
       other.diskmon ?? [],
     );
     const [oneGo, stepped] = here.steps.length > 0 ? [there, here] : [here, there];
@@ -161,14 +169,18 @@ function describeRun(input: ReportInput): ReportRun {
   };
 }
 
-function describeUsage(timeline: Timeline, ownFs: boolean): ReportUsage {
+/** On a disk shared with other files, `used` counts them too: what was there at the first sample is not the run's. */
+function baselineOnly(timeline: Timeline): OwnUsage {
+  return new OwnUsage(runBaseline(ownFileSystem(timeline.header), timeline.samples[0]));
+}
+
+function describeUsage(timeline: Timeline, own: OwnUsage): ReportUsage {
   const { samples, summary, events } = timeline;
   const last = samples[samples.length - 1];
-  const first = samples[0];
-  // On a disk shared with other files, `used` counts them too: what was there at the first
-  // sample is the baseline, and the run's own peak is measured above it.
-  const baselineBytes = runBaseline(ownFs, first);
   const peakAt = samples.length > 0 ? summary.peak.at : null;
+  // A killed watcher's summary is recomputed from the samples; with no sample, the summary's.
+  const peakRunBytes =
+    samples.length > 0 ? ownPeak(own, samples).bytes : own.of(summary.peak.at ?? 0, summary.peak.bytes);
   return {
     peak: {
       bytes: summary.peak.bytes,
@@ -179,8 +191,9 @@ function describeUsage(timeline: Timeline, ownFs: boolean): ReportUsage {
     final: last ? { bytes: last.fs.usedBytes, inodes: last.fs.usedInodes, at: last.t } : null,
     totalBytes: last?.fs.totalBytes ?? 0,
     totalInodes: last?.fs.totalInodes ?? 0,
-    baselineBytes,
-    peakRunBytes: Math.max(0, summary.peak.bytes - baselineBytes),
+    baselineBytes: own.baselineBytes,
+    outsideBytes: own.outsideBytes,
+    peakRunBytes,
     enospc: events.flatMap((e) => (e.type === 'enospc' ? [{ at: e.t, message: e.message }] : [])),
   };
 }
@@ -198,7 +211,7 @@ function sumWorkdirs(s: TimelineSample): number {
 export function fillOverTime(
   samples: readonly TimelineSample[],
   top: readonly RecipePeak[],
-  baselineBytes: number,
+  own: OwnUsage,
   sizeBytes: number | null,
 ): Report['fill'] {
   const labels = new Map<string, number>();
@@ -220,7 +233,7 @@ export function fillOverTime(
     const values = top.map((r) => s.workdirs[r.workdir] ?? 0);
     const shown = values.reduce((a, b) => a + b, 0);
     const all = sumWorkdirs(s);
-    const used = Math.max(0, s.fs.usedBytes - baselineBytes);
+    const used = own.of(s.t, s.fs.usedBytes);
     values.push(Math.max(0, all - shown), Math.max(0, used - all));
     return { t: s.t, used, values };
   });

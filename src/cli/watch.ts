@@ -3,6 +3,7 @@ import { loadBuildDir } from '../bitbake/builddir.js';
 import { EXIT_OK } from '../errors.js';
 import { renderRunSummary } from '../report/watch.js';
 import { defaultTimelinePath } from '../timeline/timeline-file.js';
+import { ownPeakOf } from '../watch/own-peak.js';
 import { setup } from './common.js';
 import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
 
@@ -41,7 +42,12 @@ export function registerWatch(program: Command): void {
       process.once('SIGTERM', stop);
       if (flags.untilBuildEnd) void watch.buildEnded().then(stop);
     });
-    const summary = await watch.stop();
+    const stopped = await watch.stop();
+    const { ownPeak } = await ownPeakOf(bd, watch.timelinePath, {
+      shared: stopped.baselineBytes !== undefined,
+      samples: false,
+    });
+    const summary = ownPeak ? { ...stopped, ownPeak } : stopped;
     display.end();
     if (out.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
     else for (const line of renderRunSummary(summary, out.colors, watch.timelinePath)) out.line(line);

@@ -18,14 +18,9 @@ import {
   resolveExistingPath,
 } from '../system/mounts.js';
 import { readText } from '../system/read-file.js';
+import { OwnUsage, type Written } from '../timeline/run-baseline.js';
 import type { RecordedRun } from '../timeline/timeline-runs.js';
 import { type Footprint, measureFootprint, type TaskSpan, type UsageSample } from './footprint.js';
-
-export interface Written {
-  /** Epoch ms (the file's mtime). */
-  t: number;
-  bytes: number;
-}
 
 /** Files under `dir` modified within [from, to], by allocated bytes. */
 async function writtenUnder(dir: string, from: number, to: number, out: Written[]): Promise<void> {
@@ -68,14 +63,8 @@ export async function writtenOutsideTmpdir(
 
 /** Pure: each sample less what had been written outside TMPDIR by then. */
 export function withoutWritten(samples: readonly UsageSample[], written: readonly Written[]): UsageSample[] {
-  let i = 0;
-  let sum = 0;
-  return [...samples]
-    .sort((a, b) => a.t - b.t)
-    .map((s) => {
-      while (i < written.length && written[i]!.t <= s.t) sum += written[i++]!.bytes;
-      return { t: s.t, used: s.used - sum };
-    });
+  const own = new OwnUsage(0, written);
+  return [...samples].sort((a, b) => a.t - b.t).map((s) => ({ t: s.t, used: s.used - own.writtenBy(s.t) }));
 }
 
 /**
@@ -93,6 +82,15 @@ async function tmpdirNow(
   return scan?.bytes;
 }
 
+/** How much of each sample of a recorded run is TMPDIR's own (run-baseline.ts): on a shared disk the walk below. */
+export async function ownUsageOfRun(
+  bd: Pick<BuildDir, 'paths' | 'topdir'>,
+  run: RecordedRun,
+): Promise<OwnUsage> {
+  if (run.onTmpfs || !run.header) return new OwnUsage(run.baselineBytes);
+  return new OwnUsage(run.baselineBytes, (await writtenOutside(bd, run)).written);
+}
+
 /** The footprint of a recorded run, from TMPDIR's own usage: baseline and writes outside it taken out. */
 export async function recordedFootprint(
   bd: Pick<BuildDir, 'paths' | 'topdir'>,
@@ -101,7 +99,7 @@ export async function recordedFootprint(
 ): Promise<Footprint> {
   if (run.onTmpfs || !run.header)
     return measureFootprint(run.samples, spans, { baselineBytes: run.baselineBytes });
-  const { written, tmpdirBytes: now } = await outsideOf(bd, run, run.header);
+  const { written, tmpdirBytes: now } = await writtenOutside(bd, run);
   const own = withoutWritten(run.samples, written);
   const f = measureFootprint(own, spans, {
     baselineBytes: run.baselineBytes,
@@ -114,7 +112,7 @@ export async function recordedFootprint(
   return f;
 }
 
-interface Outside {
+export interface Outside {
   written: Written[];
   /** TMPDIR's bytes when first measured after the run (undefined: gone or elsewhere). */
   tmpdirBytes?: number;
@@ -123,16 +121,18 @@ interface Outside {
 const CACHE_VERSION = 1;
 
 /**
+ * What a run recorded on a shared disk wrote next to TMPDIR (nothing on a tmpfs of its own).
  * The walk of SSTATE_DIR, DL_DIR and TMPDIR is O(their files): done once per recorded run and
  * kept beside it (`<run>.jsonl.outside.json`, rambake's own folder), so `plan`, `steps` and
  * `--predict` after it cost nothing more. A run still being written (its file changed) is
  * measured again.
  */
-async function outsideOf(
+export async function writtenOutside(
   bd: Pick<BuildDir, 'paths' | 'topdir'>,
   run: RecordedRun,
-  header: NonNullable<RecordedRun['header']>,
 ): Promise<Outside> {
+  const header = run.header;
+  if (run.onTmpfs || !header) return { written: [] };
   const cache = `${run.file}.outside.json`;
   const st = await stat(run.file).catch(() => undefined);
   const key = st ? `${st.size}:${st.mtimeMs}` : undefined;

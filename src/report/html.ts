@@ -111,7 +111,7 @@ function fillChart(r: Report): string {
   const legend = series.map((s) => `<li><span class="sw ${s.cls}"></span>${e(s.label)}</li>`).concat(size);
   const note =
     r.usage.baselineBytes > 0
-      ? `<p class="note">TMPDIR shares its file system: the ${e(formatBytes(r.usage.baselineBytes))} there before the run is left out.</p>`
+      ? `<p class="note">TMPDIR shares its file system: the ${e(formatBytes(r.usage.baselineBytes))} there before the run${r.usage.outsideBytes > 0 ? ` and the ${e(formatBytes(r.usage.outsideBytes))} it wrote beside TMPDIR (sstate, downloads)` : ''} are left out.</p>`
       : '';
   return `<figure id="chart-fill">${svg}<ul class="legend">${legend.join('')}</ul>${note}</figure>`;
 }

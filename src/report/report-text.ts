@@ -132,7 +132,7 @@ function renderUsage(r: Report, c: Colors): string[] {
   out.push(...indent(renderTable(rows, ['left', 'right', 'right'])));
   if (u.baselineBytes > 0)
     out.push(
-      `  TMPDIR shares its file system: ${formatBytes(u.baselineBytes)} was there before; the run's own peak is ${formatBytes(u.peakRunBytes)}`,
+      `  TMPDIR shares its file system: ${formatBytes(u.baselineBytes)} was there before${u.outsideBytes > 0 ? `, ${formatBytes(u.outsideBytes)} the run wrote beside TMPDIR (sstate, downloads)` : ''}; the run's own peak is ${formatBytes(u.peakRunBytes)}`,
     );
   for (const e of u.enospc) out.push(`  ${c.red(`ENOSPC ${formatWhen(e.at, start)}: ${e.message}`)}`);
   if (r.heldGiBMin > 0)

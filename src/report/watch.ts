@@ -10,6 +10,7 @@ import {
   renderTable,
 } from '../text/format.js';
 import type { TimelineEvent, TimelineSummary } from '../timeline/timeline-types.js';
+import type { OwnPeak } from '../watch/own-peak.js';
 import type { StepResult } from '../watch/run.js';
 import type { WatchView } from '../watch/view.js';
 
@@ -122,20 +123,30 @@ export function renderEventLine(e: TimelineEvent): string | undefined {
 }
 
 export function renderRunSummary(
-  s: Omit<TimelineSummary, 'type'>,
+  s: Omit<TimelineSummary, 'type'> & { ownPeak?: OwnPeak },
   colors: Colors,
   timelinePath?: string,
   steps?: readonly StepResult[],
 ): string[] {
   const lines = [colors.bold('End of build')];
-  const at = s.peak.at ? ` at ${new Date(s.peak.at).toISOString()}` : '';
+  const when = (t: number | null | undefined) => (t ? ` at ${new Date(t).toISOString()}` : '');
   if (s.baselineBytes === undefined)
-    lines.push(`peak: ${formatBytes(s.peak.bytes)}${at}; ${formatCount(s.peak.inodes)} inodes`);
-  // A shared disk: its used bytes count other files too; the run's own peak is its growth.
-  else
+    lines.push(`peak: ${formatBytes(s.peak.bytes)}${when(s.peak.at)}; ${formatCount(s.peak.inodes)} inodes`);
+  // A shared disk: its used bytes count other files too; the run's own peak is TMPDIR's growth.
+  else {
+    const own = s.ownPeak ?? {
+      bytes: Math.max(0, s.peak.bytes - s.baselineBytes),
+      at: s.peak.at,
+      outsideBytes: 0,
+    };
+    const beside =
+      own.outsideBytes > 0
+        ? ` and the ${formatBytes(own.outsideBytes)} of sstate and downloads the run wrote beside TMPDIR`
+        : '';
     lines.push(
-      `peak: ${formatBytes(Math.max(0, s.peak.bytes - s.baselineBytes))} above what the disk held before${at} (TMPDIR shares its disk: ${formatBytes(s.peak.bytes)} used then)`,
+      `peak: ${formatBytes(own.bytes)} of TMPDIR's own${when(own.at)} (TMPDIR shares its disk: what the disk held before${beside} left out; ${formatBytes(s.peak.bytes)} used at the fullest)`,
     );
+  }
   if (s.topAtPeak && s.topAtPeak.length > 0) {
     lines.push('top work dirs at the peak:');
     lines.push(

@@ -5,13 +5,14 @@ import { constants } from 'node:os';
 import { execa, type ResultPromise } from 'execa';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import { peakRssKiB } from '../system/peak-rss.js';
-import { readTimeline } from '../timeline/timeline-file.js';
+import { OwnUsage } from '../timeline/run-baseline.js';
 import {
   TIMELINE_SCHEMA_VERSION,
   type TimelineLine,
   type TimelineSample,
   type TimelineSummary,
 } from '../timeline/timeline-types.js';
+import { type OwnPeak, ownPeakOf } from './own-peak.js';
 import type { WatchView } from './view.js';
 import { startWatch } from './watcher.js';
 
@@ -34,12 +35,21 @@ export interface StepResult {
   error?: string;
   startedAt: number;
   endedAt: number;
-  /** The fullest the file system got while this command ran (from the samples in its window). */
+  /**
+   * The fullest the file system got while this command ran (from the samples in its window);
+   * on a shared disk the run's own bytes (`ownPeak`'s rule).
+   */
   peak?: { bytes: number; inodes: number; at: number };
 }
 
 export interface RunSummary extends Omit<TimelineSummary, 'type'> {
   schemaVersion: number;
+  /**
+   * TMPDIR shared a disk: the run's own peak, as report, plan and --predict take it (the disk's
+   * used bytes less what it held before and less the sstate and downloads the run wrote
+   * beside TMPDIR by then). `peak` stays the disk's used bytes.
+   */
+  ownPeak?: OwnPeak;
   timeline: string;
   steps: StepResult[];
   exitCode: number;
@@ -104,12 +114,17 @@ export function startRun(bd: BuildDir, opts: RunOptions): RunHandle {
     // read a cut-off timeline as the whole build.
     const writeError = watch.writeError;
     const exitCode = writeError && commandExit === 0 ? 1 : commandExit;
-    if (steps.length > 1) addStepPeaks(steps, (await readTimeline(watch.timelinePath)).samples);
+    const { own, ownPeak: peak } = await ownPeakOf(bd, watch.timelinePath, {
+      shared: summary.baselineBytes !== undefined,
+      samples: steps.length > 1,
+    });
+    if (steps.length > 1) addStepPeaks(steps, own.samples, own.usage);
     const usage = process.resourceUsage();
     const { type: _type, ...rest } = summary;
     return {
       schemaVersion: TIMELINE_SCHEMA_VERSION,
       ...rest,
+      ...(peak ? { ownPeak: peak } : {}),
       exitCode,
       timeline: watch.timelinePath,
       steps,
@@ -128,12 +143,17 @@ export function startRun(bd: BuildDir, opts: RunOptions): RunHandle {
 }
 
 /** Each step's peak, from the samples taken while it ran (a step shorter than the interval has none). */
-export function addStepPeaks(steps: StepResult[], samples: readonly TimelineSample[]): void {
+export function addStepPeaks(
+  steps: StepResult[],
+  samples: readonly TimelineSample[],
+  own: OwnUsage = new OwnUsage(0),
+): void {
   for (const step of steps) {
     for (const s of samples) {
       if (s.t < step.startedAt || s.t > step.endedAt) continue;
-      if (step.peak === undefined || s.fs.usedBytes > step.peak.bytes)
-        step.peak = { bytes: s.fs.usedBytes, inodes: s.fs.usedInodes, at: s.t };
+      const bytes = own.of(s.t, s.fs.usedBytes);
+      if (step.peak === undefined || bytes > step.peak.bytes)
+        step.peak = { bytes, inodes: s.fs.usedInodes, at: s.t };
     }
   }
 }

@@ -33,6 +33,9 @@ export interface DiskHistoryResult {
   measuredStepped: number;
   /** The text `plan --predict` printed (one go). */
   text: string;
+  /** The training run's own peak as `rambake run --json` said it (ownPeak) and as `report --json` read it. */
+  runOwnPeakBytes?: number;
+  reportPeakBytes: number;
 }
 
 export async function diskHistoryBuild(): Promise<DiskHistoryResult> {
@@ -41,10 +44,10 @@ export async function diskHistoryBuild(): Promise<DiskHistoryResult> {
   const env = buildEnv('sato-like', '0.002');
   let mounted = false;
   const rambake = (args: string[]) => rambakeIn(args, ex.topdir, env, 600_000);
-  const run = async (extra: string[]): Promise<number> => {
+  const run = async (extra: string[]): Promise<{ peak: { bytes: number }; ownPeak?: { bytes: number } }> => {
     const r = await rambake(['run', '--json', '--interval', '0.02', ...extra, '--', 'bitbake', TARGET]);
     if (r.exitCode !== 0) throw new Error(`rambake run ${extra.join(' ')} failed: ${r.stderr}`);
-    return (JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as { peak: { bytes: number } }).peak.bytes;
+    return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}');
   };
   const predict = async (extra: string[]): Promise<DiskPrediction> => {
     const r = await rambake(['plan', '--predict', '--json', ...extra, '--target', TARGET]);
@@ -66,15 +69,28 @@ export async function diskHistoryBuild(): Promise<DiskHistoryResult> {
   };
   try {
     const trainedOnDisk = statfsSync(ex.topdir).type !== TMPFS_MAGIC;
-    await run([]);
+    const training = await run([]);
+    const report = JSON.parse((await rambake(['report', '--json', '--no-plan'])).stdout) as {
+      usage: { peakRunBytes: number };
+    };
     const oneGo = await predict([]);
     const stepped = await predict(['--steps', 'auto']);
     const text = (await rambake(['plan', '--predict', '--target', TARGET])).stdout;
     freshTmpfs();
-    const measuredOneGo = await run([]);
+    const measuredOneGo = (await run([])).peak.bytes;
     freshTmpfs();
-    const measuredStepped = await run(stepped.steps.length > 0 ? ['--steps', stepped.steps.join(',')] : []);
-    return { trainedOnDisk, oneGo, stepped, measuredOneGo, measuredStepped, text };
+    const measuredStepped = (await run(stepped.steps.length > 0 ? ['--steps', stepped.steps.join(',')] : [])).peak
+      .bytes;
+    return {
+      trainedOnDisk,
+      oneGo,
+      stepped,
+      measuredOneGo,
+      measuredStepped,
+      text,
+      ...(training.ownPeak ? { runOwnPeakBytes: training.ownPeak.bytes } : {}),
+      reportPeakBytes: report.usage.peakRunBytes,
+    };
   } finally {
     if (mounted) execFileSync('umount', [tmpdir]);
     ex.cleanup();

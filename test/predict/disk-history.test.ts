@@ -39,8 +39,11 @@ describe.skipIf(!isRoot)('plan --predict from a run recorded on a disk (fake sat
       expect(cal.recordedPeakBytes).toBeGreaterThan(20 * MiB);
       expect(cal.recordedPeakBytes).toBeLessThan(1024 * MiB);
       expect(cal.outsideBytes).toBeGreaterThan(0);
-      // plan sizes its need from the same figure (TMPDIR's own growth), not the disk's growth.
+      // plan sizes its need from the same figure (TMPDIR's own growth), not the disk's growth;
+      // run said it at the end of the training run, and report reads it the same.
       expect(p.planPeakBytes).toBe(cal.recordedPeakBytes);
+      expect(r.runOwnPeakBytes).toBe(cal.recordedPeakBytes);
+      expect(r.reportPeakBytes).toBe(cal.recordedPeakBytes);
       expect(cal.error).toBeCloseTo(cal.replayedPeakBytes / cal.recordedPeakBytes - 1, 6);
       // TMPDIR is still there after the training run: how far the disk was from it is measured.
       expect(cal.unexplainedBytes).toBeDefined();
