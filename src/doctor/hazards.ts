@@ -6,7 +6,7 @@ import type { BuildDir } from '../bitbake/builddir-types.js';
 import type { Statement } from '../bitbake/conf/types.js';
 import { sanityProblems } from '../bitbake/tmpdir-path.js';
 import type { BuildFacts, MountFacts, PathKey } from '../plan/facts-types.js';
-import { formatBytes } from '../text/format.js';
+import { formatBytes, formatCount } from '../text/format.js';
 import { renderShellCommand } from '../text/shell.js';
 import { checkManagedBlock } from './check-block.js';
 import { checkDiskmon } from './check-diskmon.js';
@@ -21,7 +21,7 @@ const MIN_INOTIFY_WATCHES = 65_536;
 
 const DIAGNOSTIC_FIXES: Record<string, string> = {
   'classes-not-parsed':
-    "rambake reads conf files only; after one build (or with bitbake-getvar on PATH) it uses BitBake's own values",
+    "rambake reads conf files only; after one build (or with bitbake on PATH: one `bitbake -e`, cached until a conf file changes) it uses BitBake's own values",
   'layer-compat-unset': "set LAYERSERIES_COMPAT_<collection> in the layer's conf/layer.conf",
 };
 
@@ -270,19 +270,25 @@ export function moveAsideCommand(dir: string): string {
 }
 
 /**
- * sstate refuses to install a file that already exists in DEPLOY_DIR unless a manifest in
- * sstate-control says who owns it. A DEPLOY_DIR kept on disk outlives a tmpfs TMPDIR (that is
- * why rambake apply keeps it), so after the tmpfs is gone the next build stops with "trying to
- * install files into a shared area when those files already exist".
+ * sstate refuses to install a file that already exists in DEPLOY_DIR unless the task's own
+ * manifest in sstate-control lists it (plan/deploy-owners.ts). A DEPLOY_DIR kept on disk outlives
+ * a tmpfs TMPDIR (that is why rambake apply keeps it), so after the tmpfs is gone — and after a
+ * build that failed on it, which leaves manifests of its own — the next build stops with
+ * "trying to install files into a shared area when those files already exist".
  */
 function checkDeployOutlivesTmpdir(bd: BuildDir, facts: BuildFacts): Finding[] {
+  const d = facts.deploy;
   const inside = bd.paths.deployDir.startsWith(`${bd.paths.tmpdir}/`);
-  if (inside || !facts.deployHasFiles || facts.manifestsPresent) return [];
+  if (inside || !d || d.unowned === 0) return [];
+  const which =
+    d.unowned === d.files
+      ? `all ${formatCount(d.files)} of its files`
+      : `${formatCount(d.unowned)} of its ${formatCount(d.files)} files`;
   return [
     {
       id: DEPLOY_OUTLIVES,
       severity: 'error',
-      message: `DEPLOY_DIR ${bd.paths.deployDir} holds files but ${bd.paths.sstateManifests} has no manifests: sstate will refuse to install over them ("trying to install files into a shared area when those files already exist")`,
+      message: `DEPLOY_DIR ${bd.paths.deployDir} holds files no sstate manifest in ${bd.paths.sstateManifests} lists (${which}, e.g. ${d.example}): sstate will refuse to install over them ("trying to install files into a shared area when those files already exist")`,
       fix: `move it aside before building, keeping your images: rambake run --move-old-deploy -- <your bitbake command> does it and checks again, or ${moveAsideCommand(bd.paths.deployDir)}`,
     },
   ];

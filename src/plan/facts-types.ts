@@ -4,6 +4,7 @@
 
 import type { BuildPaths } from '../bitbake/builddir-types.js';
 import type { HostFacts, MountFacts, PathFacts } from '../system/host-facts.js';
+import type { DeployOwnership } from './deploy-owners.js';
 
 export type { FsFacts, HostFacts, MountFacts, PathFacts } from '../system/host-facts.js';
 
@@ -16,12 +17,10 @@ export interface BuildFacts {
   tmp?: MountFacts;
   /** Content of `${TMPDIR}/saved_tmpdir`, when present. */
   savedTmpdir?: string;
-  /** DEPLOY_DIR holds entries other than licenses/. */
-  deployHasFiles?: boolean;
+  /** DEPLOY_DIR outside TMPDIR, when it holds files: how many no sstate manifest lists (deploy-owners.ts). */
+  deploy?: DeployOwnership;
   /** rambake's managed block, when a conf file of the build holds one. */
   managedBlock?: { file: string; lines: string[]; intact: boolean };
-  /** `${SSTATE_MANIFESTS}` holds manifests (the records of who installed what into DEPLOY_DIR). */
-  manifestsPresent?: boolean;
   /** The mount and statfs of each folder BB_DISKMON_DIRS names, by its resolved path. */
   diskmonDirs?: Record<string, PathFacts>;
 }

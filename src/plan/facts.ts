@@ -1,12 +1,12 @@
 // Gathers, at the edge, what the host and the file systems say about a build's paths (the
 // host's own facts: system/host-facts.ts).
 
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import { describePath, readHostFacts, toMountFacts } from '../system/host-facts.js';
 import { findMount, readMountinfo } from '../system/mounts.js';
 import { readText } from '../system/read-file.js';
+import { readDeployOwnership } from './deploy-owners.js';
 import { diskmonDirPaths } from './diskmon.js';
 import type { BuildFacts, PathFacts, PathKey } from './facts-types.js';
 import { findBlock } from './managed-block.js';
@@ -20,11 +20,11 @@ export async function readBuildFacts(bd: BuildDir): Promise<BuildFacts> {
     (t) => t?.trim(),
     () => undefined,
   );
-  const entries = (dir: string) => readdir(dir).catch(() => [] as string[]);
-  const [deploy, manifests] = await Promise.all([
-    entries(bd.paths.deployDir),
-    entries(bd.paths.sstateManifests),
-  ]);
+  // Only a DEPLOY_DIR that outlives TMPDIR can hold files no manifest lists (a walk of it).
+  const deployOutside = !bd.paths.deployDir.startsWith(`${bd.paths.tmpdir}/`);
+  const deploy = deployOutside
+    ? await readDeployOwnership(bd.paths.deployDir, bd.paths.sstateManifests).catch(() => undefined)
+    : undefined;
   const managedBlock = await readManagedBlock(bd);
   const diskmonPaths = diskmonDirPaths(bd);
   const diskmonFacts = await Promise.all(diskmonPaths.map((d) => describePath(d, mounts, host.memTotal)));
@@ -33,8 +33,7 @@ export async function readBuildFacts(bd: BuildDir): Promise<BuildFacts> {
     paths,
     ...(managedBlock ? { managedBlock } : {}),
     diskmonDirs: Object.fromEntries(diskmonFacts.map((f) => [f.path, f])),
-    deployHasFiles: deploy.some((e) => e !== 'licenses'),
-    manifestsPresent: manifests.some((e) => e.startsWith('manifest-')),
+    ...(deploy ? { deploy } : {}),
     tmp: toMountFacts(findMount(mounts, '/tmp'), host.memTotal),
     ...(savedTmpdir === undefined ? {} : { savedTmpdir }),
   };

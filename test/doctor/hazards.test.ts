@@ -197,17 +197,18 @@ describe('doctor checks on mounts and host', () => {
 });
 
 describe('a DEPLOY_DIR kept on disk', () => {
-  it('is an error when it holds files and sstate-control has no manifests (a lost tmpfs)', async () => {
+  it('is an error when it holds files no sstate manifest lists (a lost tmpfs, or a build that failed on it)', async () => {
     const bd = await sample('DEPLOY_DIR = "${TOPDIR}/rambake-keep/deploy"\n');
-    expect(ids(bd, facts(bd, {}, { deployHasFiles: true, manifestsPresent: false }))).toContain(
-      'deploy-outlives-tmpdir',
+    const unowned = { files: 12, unowned: 3, example: 'licenses/zlib/COPYING' };
+    const found = checkHazards(bd, facts(bd, {}, { deploy: unowned })).find(
+      (f) => f.id === 'deploy-outlives-tmpdir',
     );
-    expect(ids(bd, facts(bd, {}, { deployHasFiles: true, manifestsPresent: true }))).not.toContain(
+    expect(found?.severity).toBe('error');
+    expect(found?.message).toContain('3 of its 12 files, e.g. licenses/zlib/COPYING');
+    expect(ids(bd, facts(bd, {}, { deploy: { files: 12, unowned: 0 } }))).not.toContain(
       'deploy-outlives-tmpdir',
     );
     const inside = await sample();
-    expect(ids(inside, facts(inside, {}, { deployHasFiles: true, manifestsPresent: false }))).not.toContain(
-      'deploy-outlives-tmpdir',
-    );
+    expect(ids(inside, facts(inside, {}, { deploy: unowned }))).not.toContain('deploy-outlives-tmpdir');
   });
 });

@@ -1,7 +1,8 @@
 // The usual reset after a RAM build, on the real BitBake 2.15.2: apply (DEPLOY_DIR on disk in
 // rambake-keep/) → a real build → `rm -rf` the tmpfs contents. sstate-control went with the
 // tmpfs, the deploy folder did not: `rambake run` starts nothing and says how to go on; started
-// anyway (--ignore-doctor), BitBake fails as rambake said, with sstate.bbclass's overlap error;
+// anyway (--ignore-doctor), BitBake fails as rambake said, with sstate.bbclass's overlap error,
+// and doctor still says so with that failed build's manifests in place;
 // `rambake run --move-old-deploy` moves the folder aside (every file kept), doctor is clean, and
 // the real build succeeds.
 
@@ -78,6 +79,9 @@ describeRealBuild('DEPLOY_DIR after the tmpfs is emptied, on the real BitBake', 
     expect(`${forced.stdout}\n${forced.stderr}`).toMatch(
       /is trying to install files into a shared area when those files already exist/,
     );
+
+    // The failed build left sstate manifests of its own: the old files are still nobody's.
+    expect(await doctorIds(build)).toContain('deploy-outlives-tmpdir');
 
     // The fix, from the state a user is in after a reset (the failed attempt's leftovers gone too).
     emptyTmpfs(ram);

@@ -166,7 +166,9 @@ export function applySetscene(ctx: EffectContext, r: ScenarioRecipe, task: strin
  * sstate.bbclass's refusal (sstate_install): a file this task would install into a shared
  * area that is already there, and that the task's own manifest does not list (sstate removes
  * its own previous install first). It happens when DEPLOY_DIR outlives TMPDIR and its
- * sstate-control manifests. `${DEPLOY_DIR}/licenses/` may overlap (SSTATE_ALLOW_OVERLAP_FILES).
+ * sstate-control manifests. Only SSTATE_ALLOW_OVERLAP_FILES may overlap: in DEPLOY_DIR that is
+ * sources/ and images/<machine>/{ovmf,grub-efi,systemd-boot,microcode} (OE-Core's sstate.bbclass);
+ * licenses/ is not among them.
  */
 export class SharedAreaOverlap extends Error {}
 
@@ -182,20 +184,25 @@ function installShared(
   const files = listFiles(from).map((rel) => path.join(dest, rel));
   const manifest = `${manifestPrefixOf(cfg, r)}.${task.replace(/^do_/, '')}`;
   const own = new Set(fs.existsSync(manifest) ? fs.readFileSync(manifest, 'utf8').split('\n') : []);
-  const allowed = path.join(cfg.deployDir, 'licenses') + path.sep;
-  const clash = files.filter((f) => fs.existsSync(f) && !own.has(f) && !f.startsWith(allowed));
+  const clash = files.filter((f) => fs.existsSync(f) && !own.has(f) && !overlapAllowed(cfg.deployDir, f));
   if (clash.length > 0) {
     const where = clash.flatMap((f) => [`  ${f}`, `    (${matchedIn(cfg.sstateManifests, f)})`]);
     throw new SharedAreaOverlap(
       [
-        `The recipe ${r.pn} is trying to install files into a shared area when those files already exist. Those files and their manifest location are:`,
+        `Recipe ${r.pn} is trying to install files into a shared area when those files already exist. The files and the manifests listing them are:`,
         ...where,
-        'Please verify which recipe should provide the above files.',
+        'Please adjust the recipes so only one recipe provides a given file. ',
       ].join('\n'),
     );
   }
   linkTree(from, dest);
   return files;
+}
+
+/** SSTATE_ALLOW_OVERLAP_FILES's entries in DEPLOY_DIR (a path prefix, as sstate matches them). */
+function overlapAllowed(deployDir: string, file: string): boolean {
+  const rel = path.relative(deployDir, file);
+  return /^sources\//.test(rel) || /^images\/[^/]+\/(ovmf|grub-efi|systemd-boot|microcode)/.test(rel);
 }
 
 /** Which manifest lists a file, as sstate's grep reports it. */
