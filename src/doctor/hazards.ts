@@ -158,7 +158,7 @@ function checkMounts(bd: BuildDir, facts: BuildFacts): Finding[] {
       id: 'tmpdir-noexec',
       severity: 'error',
       message: `TMPDIR ${bd.paths.tmpdir} is on ${tmpMount.mountPoint} mounted noexec: native tools run from TMPDIR, so the build fails`,
-      fix: `remount without noexec: mount -o remount,exec ${tmpMount.mountPoint} (Docker's --tmpfs is noexec by default: add :exec)`,
+      fix: `remount without noexec: ${renderShellCommand(['mount', '-o', 'remount,exec', tmpMount.mountPoint])} (Docker's --tmpfs is noexec by default: add :exec)`,
     });
   }
   if (facts.tmp?.options.includes('noexec')) {

@@ -156,6 +156,10 @@ describe('doctor checks on mounts and host', () => {
     const noexec = ram({ options: ['rw', 'noexec'] });
     expect(ids(bd, facts(bd, { tmpdir: noexec }))).toContain('tmpdir-noexec');
     expect(ids(bd, facts(bd, {}, { tmp: { ...disk, options: ['noexec'] } }))).toContain('tmp-noexec');
+    // The remount command is for pasting: a mount point from the system is quoted.
+    const hostile = ram({ options: ['noexec'], mountPoint: '/mnt/$(touch x) ram' });
+    const fix = checkHazards(bd, facts(bd, { tmpdir: hostile })).find((f) => f.id === 'tmpdir-noexec')?.fix;
+    expect(fix).toContain("mount -o remount,exec '/mnt/$(touch x) ram'");
   });
 
   it('finds work/ and sysroots-components/ split, and stamps outliving work/', async () => {
