@@ -21,9 +21,15 @@ describe('DEPLOY_DIR against the sstate manifests', () => {
       'sources/a-1.0.tar.gz',
       'images/qemux86-64/ovmf/OVMF.fd',
       'images/qemux86-64/core-image.ext4',
-    ];
+      // Written outside sstate, never installed over: no clash (seen on the real BitBake).
+      'spdx/3.0.1/bitbake.spdx.json',
+      'licenses/qemux86_64/core-image-20261203/license.manifest',
+      'deb/all/Packages.gz',
+      'rpm/repodata/repomd.xml',
+    ].map((rel) => ({ rel, link: false }));
+    files.push({ rel: 'licenses/qemux86_64/core-image', link: true });
     expect(judgeDeploy(deploy, files, listed)).toEqual({
-      files: 5,
+      files: 10,
       unowned: 2,
       example: 'licenses/a/COPYING',
     });
