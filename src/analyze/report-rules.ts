@@ -49,7 +49,8 @@ function planRule(r: Report, plan: { sizeBytes: number; fits: boolean; verdict: 
 function sizeRule(r: Report): Recommendation[] {
   const peak = r.usage.peakRunBytes;
   if (peak <= 0) return [];
-  const need = Math.ceil((peak * MARGIN_MEASURED) / GiB) * GiB;
+  const rounded = roundedSize(peak * MARGIN_MEASURED);
+  const need = rounded.bytes;
   const margin = `${Math.round((MARGIN_MEASURED - 1) * 100)}%`;
   const what = r.run.fs.ownFs ? 'TMPDIR peaked at' : 'TMPDIR grew by';
   const base = `${what} ${formatBytes(peak)}; with a ${margin} margin a tmpfs of ${formatBytes(need)} holds it`;
@@ -81,8 +82,9 @@ function sizeRule(r: Report): Recommendation[] {
       bytes: need,
     });
   else if (size === null)
-    out.push({ rule: 'tmpfs-size', severity: 'info', text: `${base} (size=${need / GiB}g)`, bytes: need });
-  else if (size < need)
+    out.push({ rule: 'tmpfs-size', severity: 'info', text: `${base} (size=${rounded.text})`, bytes: need });
+  // Against the need itself, not its rounding: a tmpfs that holds peak + margin fits.
+  else if (size < peak * MARGIN_MEASURED)
     out.push({
       rule: 'tmpfs-size',
       severity: 'warn',
