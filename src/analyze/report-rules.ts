@@ -7,6 +7,20 @@ import { renderShellCommand } from '../text/shell.js';
 import type { RecipePeak, Recommendation, Report } from './report-types.js';
 
 const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+
+/**
+ * A tmpfs size= to suggest: whole GiB for a real build's need, 16 MiB steps below 2 GiB (a
+ * small build's 145 MiB is not "grow to 1 GiB"). Returns bytes and the size= text.
+ */
+export function roundedSize(bytes: number): { bytes: number; text: string } {
+  if (bytes >= 2 * GiB) {
+    const g = Math.ceil(bytes / GiB);
+    return { bytes: g * GiB, text: `${g}g` };
+  }
+  const m = Math.ceil(bytes / (16 * MiB)) * 16;
+  return { bytes: m * MiB, text: `${m}m` };
+}
 /** A recipe holding this share of the run's peak on its own is worth a step of its own (as `steps`). */
 const GIANT_SHARE = 0.25;
 const MAX_GIANTS = 3;
