@@ -314,27 +314,31 @@ export async function applyPlan(
         ...(planned.before === undefined ? {} : { backup: planned.file + BACKUP_SUFFIX }),
       };
     }
+    let write: BlockWrite | undefined;
     if (planned?.changed && settled) {
       report.statePath = await writeApplyState(state);
-      const write = await commitBlockWrite(planned.file, settled.lines, opts.force);
+      write = await commitBlockWrite(planned.file, settled.lines, opts.force);
       if (write.backup) report.conf.backup = write.backup;
     }
     if (settled) {
-      report.effect.bitbake = await bitbakeVerdict(bd, settled, env, {
+      const verdict = await bitbakeVerdict(bd, settled, env, {
         ask: opts.bitbake !== false,
         mounted: ours || mountedNow,
       });
-      if (!report.effect.bitbake.confirmed && /BitBake does not use/.test(report.effect.bitbake.reason)) {
-        // Put everything back as it was: the conf bytes, and the mount this apply made.
-        await restoreConf(planned!);
+      report.effect.bitbake = verdict.bitbake;
+      if (verdict.refuse) {
+        // Put everything back as it was: the conf bytes, the backup and state this apply made,
+        // and the mount it made.
+        if (write) await undoWrite(write);
         if (mountedNow) {
           await unmountTmpfs(spec.path, umountArgv(spec.path));
           if (state.mount.createdFolder) await fsp.rmdir(spec.path).catch(() => undefined);
         }
+        // Last: until everything above is undone, the state file still names it for revert.
         if (previous) await writeApplyState(previous);
         else await removeApplyState(bd.topdir);
-        throw new RefusedError(`${report.effect.bitbake.reason}: ${planned!.file} restored`, {
-          hint: 'run `bitbake -e | less` and search for the variable to see who sets it last',
+        throw new RefusedError(`${verdict.refuse}: ${planned!.file} restored, nothing changed`, {
+          hint: verdict.hint,
         });
       }
     }
@@ -351,31 +355,58 @@ export async function applyPlan(
 
 /**
  * Asks BitBake only when its answer cannot disturb the setup: BitBake writes into TMPDIR
- * (hosttools, logs), so not before the tmpfs is mounted there.
+ * (hosttools, logs), so not before the tmpfs is mounted there. When BitBake is on PATH and was
+ * asked, apply succeeds only on its word: `refuse` is set when it uses other values than the
+ * block's, or when `bitbake -e` fails (a broken conf or environment: the build would fail too,
+ * and nothing says the block took effect). No bitbake on PATH, or --no-bitbake: rambake's own
+ * reading stands, and the report says BitBake did not confirm it.
  */
 async function bitbakeVerdict(
   bd: BuildDir,
   settled: SettledBlock,
   env: NodeJS.ProcessEnv,
   opts: { ask: boolean; mounted: boolean },
-): Promise<ApplyReport['effect']['bitbake']> {
-  if (!opts.ask) return { confirmed: false, reason: '--no-bitbake' };
+): Promise<{ bitbake: ApplyReport['effect']['bitbake']; refuse?: string; hint?: string }> {
+  if (!opts.ask) return { bitbake: { confirmed: false, reason: '--no-bitbake' } };
   const setsTmpdir = settled.lines.some((l) => /^TMPDIR[\s:]/.test(l));
   if (setsTmpdir && !opts.mounted)
     return {
-      confirmed: false,
-      reason:
-        'the tmpfs is not mounted yet (BitBake would write into its folder): run `rambake doctor` once it is',
+      bitbake: {
+        confirmed: false,
+        reason:
+          'the tmpfs is not mounted yet (BitBake would write into its folder): run `rambake doctor` once it is',
+      },
     };
   const check = await confirmWithBitbake(bd, settled, env);
-  if (!check.asked) return { confirmed: false, reason: check.reason };
-  return check.ok ? { confirmed: true, seconds: check.seconds } : { confirmed: false, reason: check.reason };
+  if (!check.asked) return { bitbake: { confirmed: false, reason: check.reason } };
+  if (check.ok) return { bitbake: { confirmed: true, seconds: check.seconds } };
+  const bitbake = { confirmed: false as const, reason: check.reason };
+  if (!check.failed)
+    return {
+      bitbake,
+      refuse: check.reason,
+      hint: 'change the line named, or (when none is) run `bitbake -e | less` and search for the variable to see who sets it last; then apply again',
+    };
+  // The same failure before the write: the block did not cause it.
+  const before = bd.notes.some((n) => n.startsWith('bitbake -e failed'))
+    ? ' (it failed before the block was written too)'
+    : '';
+  return {
+    bitbake,
+    refuse: `BitBake could not confirm the block: ${check.reason}${before}`,
+    hint: `run \`bitbake -e\` in ${bd.topdir} and fix what it reports, then apply again; or apply with --no-bitbake to go on rambake's reading alone`,
+  };
 }
 
-/** The conf file's bytes from before this apply (or no file, if apply created it). */
-async function restoreConf(planned: BlockWrite): Promise<void> {
-  if (planned.before === undefined) await removeFileDurably(planned.file);
-  else await writeFileAtomic(planned.file, Buffer.from(planned.before, 'latin1'));
+/**
+ * Undoes the conf write of a refused apply: the file's bytes from before (or no file, if apply
+ * created it) and the backup this write made (an earlier apply's stays).
+ */
+async function undoWrite(write: BlockWrite): Promise<void> {
+  if (!write.changed) return;
+  if (write.before === undefined) await removeFileDurably(write.file);
+  else await writeFileAtomic(write.file, Buffer.from(write.before, 'latin1'));
+  if (write.backupMade && write.backup) await removeFileDurably(write.backup);
 }
 
 /** `--unit-file DIR` or `--unit-file DIR/<escaped>.mount`: systemd needs that exact name. */

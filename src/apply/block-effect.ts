@@ -5,11 +5,17 @@
 // A line that loses is rewritten in a form BitBake applies after every plain assignment:
 // `X = "v"` → `X:forcevariable = "v"` (forcevariable is the last entry of OVERRIDES), and
 // `X += "v"` → `X:append = " v"` (appends are applied when the value is read).
+// What :forcevariable cannot beat: BitBake (data_smart.py getVarFlag) picks the override variant
+// first and then applies the base variable's :append, :prepend and :remove on top of it, so
+// `TMPDIR:append = "-x"` in local.conf turns a forced "/ram" into "/ram-x" (checked with
+// `bitbake -e` on BitBake 2.15.2). Such a line is named as the one that wins.
 
-import type { DataStore } from '../bitbake/conf/datastore.js';
+import { DataStore } from '../bitbake/conf/datastore.js';
 import { splitWords } from '../bitbake/conf/expand.js';
+import { overrideActive, splitOperation } from '../bitbake/conf/overrides.js';
 import { parseConf } from '../bitbake/conf/parser.js';
-import type { Location } from '../bitbake/conf/types.js';
+import type { Location, Statement } from '../bitbake/conf/types.js';
+import { findBlock } from '../plan/managed-block.js';
 
 export interface BlockLineEffect {
   /** The block line as written. */
@@ -23,8 +29,16 @@ export interface BlockLineEffect {
   /** The value BitBake will use, as rambake evaluates it. */
   actual: string | undefined;
   ok: boolean;
-  /** Where the winning value was set, when it is not the block. */
-  winner?: Location;
+  /** The assignment that makes the value differ from the block's, when rambake can tell. */
+  winner?: Winner;
+}
+
+export interface Winner {
+  loc: Location;
+  /** What that line does: sets the value, or changes it after every assignment. */
+  how: 'sets' | 'unsets' | 'appends to' | 'prepends to' | 'removes from';
+  /** The line's value as written (for :append and friends, what it adds or removes). */
+  value: string;
 }
 
 interface BlockAssign {
@@ -43,7 +57,11 @@ function parseLine(line: string): BlockAssign | undefined {
 }
 
 /** The effect of each assignment of the block, in a configuration that holds the block. */
-export function blockEffects(data: DataStore, lines: readonly string[]): BlockLineEffect[] {
+export function blockEffects(
+  data: DataStore,
+  lines: readonly string[],
+  isBlock: (loc: Location) => boolean,
+): BlockLineEffect[] {
   const out: BlockLineEffect[] = [];
   for (const line of lines) {
     const a = parseLine(line);
@@ -60,6 +78,7 @@ export function blockEffects(data: DataStore, lines: readonly string[]): BlockLi
     const ok = words
       ? splitWords(expected).every((w) => splitWords(actual).includes(w))
       : actual === expected;
+    const winner = ok ? undefined : winnerOf(data, a.base, words ? 'words' : 'value', isBlock);
     out.push({
       line,
       name: a.base,
@@ -67,10 +86,135 @@ export function blockEffects(data: DataStore, lines: readonly string[]): BlockLi
       expected,
       actual,
       ok,
-      ...(ok || !v?.loc ? {} : { winner: v.loc }),
+      ...(winner ? { winner } : {}),
     });
   }
   return out;
+}
+
+const HOW = { ':append': 'appends to', ':prepend': 'prepends to', ':remove': 'removes from' } as const;
+
+/**
+ * The assignment outside the block that decides `name`'s value, from the datastore's history
+ * (parse order). For a whole value (`kind` value): the plain or override assignment whose value
+ * BitBake takes, when it is not the block's; else the last :append/:prepend/:remove that applies
+ * (they come after every override, :forcevariable included). For words the block adds (`+=`,
+ * :append): the last :remove that applies, else a later plain assignment that replaced them.
+ */
+export function winnerOf(
+  data: DataStore,
+  name: string,
+  kind: 'value' | 'words',
+  isBlock: (loc: Location) => boolean,
+): Winner | undefined {
+  const history = data.history(name).filter((h) => h.loc && h.flag === undefined && !isBlock(h.loc));
+  const v = data.getVar(name);
+  const base =
+    v?.loc && !isBlock(v.loc)
+      ? history.findLast((h) => h.loc!.file === v.loc!.file && h.loc!.line === v.loc!.line)
+      : undefined;
+  if (v === undefined) {
+    const unset = history.findLast((h) => h.op === 'unset');
+    return unset ? { loc: unset.loc!, how: 'unsets', value: '' } : undefined;
+  }
+  const active = new Set(data.overrides());
+  const applies = (full: string): boolean => {
+    const op = splitOperation(full);
+    if (!op) return false;
+    if (op.condition !== undefined && !overrideActive(op.condition, active)) return false;
+    // `TMPDIR:forcevariable:append`: applies when that variant is in OVERRIDES.
+    return (
+      op.base === name ||
+      (op.base.startsWith(`${name}:`) && overrideActive(op.base.slice(name.length + 1), active))
+    );
+  };
+  const mods = history.filter(
+    (h) => (h.op === ':append' || h.op === ':prepend' || h.op === ':remove') && applies(h.name),
+  );
+  const mod = (kind === 'words' ? mods.filter((m) => m.op === ':remove') : mods).at(-1);
+  const asWinner = (h: (typeof history)[number]): Winner => ({
+    loc: h.loc!,
+    how: h.op in HOW ? HOW[h.op as keyof typeof HOW] : 'sets',
+    value: h.value,
+  });
+  if (kind === 'words' && mod) return asWinner(mod);
+  if (base) return asWinner(base);
+  if (v.loc && !isBlock(v.loc)) return { loc: v.loc, how: 'sets', value: v.value };
+  return mod ? asWinner(mod) : undefined;
+}
+
+/** A line of `text` (the conf file `files` name) inside rambake's managed block. */
+export function inBlockText(files: readonly string[], text: string): (loc: Location) => boolean {
+  const found = findBlock(text);
+  if (!found) return () => false;
+  // The begin marker's line number (1-based); the block's lines (and the note) follow it.
+  const begin = text.slice(0, found.start).split('\n').length;
+  const inner = found.lines.length + (found.addedBreak ? 1 : 0);
+  return (loc) => files.includes(loc.file) && loc.line > begin && loc.line <= begin + inner;
+}
+
+/** An assignment of `file` that is one of the block's lines (same name, operator and value). */
+export function inBlockStatements(
+  statements: readonly Statement[],
+  file: string,
+  lines: readonly string[],
+): (loc: Location) => boolean {
+  const own = new Set(lines.map((l) => parseConf(l, '<block>').statements[0]).map(assignKey));
+  const at = new Set(
+    statements.filter((st) => st.loc.file === file && own.has(assignKey(st))).map((st) => `${st.loc.line}`),
+  );
+  return (loc) => loc.file === file && at.has(`${loc.line}`);
+}
+
+function assignKey(st: Statement | undefined): string | undefined {
+  return st?.kind === 'assign' ? `${st.name}\0${st.op}\0${st.value}` : undefined;
+}
+
+/**
+ * A datastore holding what `statements` (a build's conf statements in reading order) assign, for
+ * finding which line decides a value. `overrides`: BitBake's own OVERRIDES, when it was asked,
+ * so that the variants BitBake picks are the ones judged.
+ */
+export function replayStatements(
+  topdir: string,
+  statements: readonly Statement[],
+  overrides?: string,
+): DataStore {
+  const data = new DataStore();
+  data.setVar('TOPDIR', topdir);
+  for (const st of statements) {
+    if (st.kind === 'assign') data.assign(st);
+    else if (st.kind === 'unset') {
+      if (st.flag === undefined) data.delVar(st.name, st.loc);
+      else data.delVarFlag(st.name, st.flag, st.loc);
+    }
+  }
+  if (overrides !== undefined) data.setVar('OVERRIDES', overrides);
+  return data;
+}
+
+/**
+ * Does `data` (a re-reading of the conf files) give `name` the value `actual` that was judged?
+ * Its own expansion, or its unexpanded value expanded with the judged values (BitBake's, whose
+ * variables a re-reading may lack: the environment, Python). Only then is its winner the one.
+ */
+export function rereadAgrees(
+  data: DataStore,
+  name: string,
+  actual: string | undefined,
+  lookup: (name: string) => string | undefined,
+): boolean {
+  if (data.getVar(name)?.value === actual) return true;
+  const raw = data.getRaw(name);
+  return raw !== undefined && expandWith(lookup, raw) === actual;
+}
+
+/** The winner as the one line a refusal or a finding names: `file:line appends "-x" to TMPDIR`. */
+export function describeWinner(w: Winner, name: string): string {
+  const where = `${w.loc.file}:${w.loc.line}`;
+  if (w.how === 'sets' || w.how === 'unsets') return `${where} ${w.how} ${name}`;
+  const what = w.how === 'removes from' ? 'removes' : w.how === 'appends to' ? 'appends' : 'prepends';
+  return `${where} ${what} "${w.value}" ${w.how.split(' ')[1]} ${name}`;
 }
 
 /** The same setting in a form that wins over later plain assignments; undefined if it has none. */

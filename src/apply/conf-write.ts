@@ -163,6 +163,8 @@ export interface BlockWrite {
   after: string;
   changed: boolean;
   backup?: string;
+  /** This write made the backup (an earlier apply's is left as it was). */
+  backupMade?: boolean;
 }
 
 /** Reads the file and computes its new text (latin1 strings: one char per byte). */
@@ -200,7 +202,7 @@ export async function commitBlockWrite(
   if (!write.changed) return write;
   const backup = write.before === undefined ? undefined : await backupOnce(file);
   await writeFileAtomic(file, Buffer.from(write.after, 'latin1'), { mode: 0o644 });
-  return { ...write, ...(backup ? { backup: backup.path } : {}) };
+  return { ...write, ...(backup ? { backup: backup.path, backupMade: backup.made } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------

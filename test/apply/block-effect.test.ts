@@ -1,6 +1,7 @@
 // The managed block must take effect: a later plain assignment in local.conf (read after
-// auto.conf) is beaten with :forcevariable, one that cannot be beaten is refused with its
-// file:line, and doctor says when a block on disk does not take effect.
+// auto.conf) is beaten with :forcevariable, one that cannot be beaten (a stronger override, an
+// :append or :remove, which BitBake applies after every override) is refused with its own
+// file:line, and doctor says when a block on disk does not take effect, naming the same line.
 
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,6 +67,53 @@ describe('the block takes effect, or apply refuses', () => {
     expect(r.stderr.split('\n').filter((l) => l.startsWith('rambake:'))).toHaveLength(1);
     expect(existsSync(auto)).toBe(false);
     expect(existsSync(join(b.ex.topdir, 'rambake', 'state.json'))).toBe(false);
+  });
+
+  it('names the :append in local.conf that beats even :forcevariable (not its own forced line), and writes nothing', async () => {
+    // BitBake 2.15.2: TMPDIR:forcevariable = "/r" in auto.conf with TMPDIR:append = "-x" in
+    // local.conf gives "/r-x" (test/real/apply.test.ts checks it with the real one).
+    const b = build('TMPDIR = "${TOPDIR}/tmp"\nTMPDIR:append = "-x"\nMACHINE = "qemux86-64"\n');
+    const local = join(b.ex.topdir, 'conf', 'local.conf');
+    const line = readFileSync(local, 'utf8').split('\n').length - 2;
+    const r = await b.apply();
+    expect(r.exitCode).toBe(1);
+    const said = r.stderr.split('\n').filter((l) => l.startsWith('rambake:'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(
+      new RegExp(
+        `^rambake: ${local}:${line} appends "-x" to TMPDIR after rambake's block \\(BitBake applies :append after every override, :forcevariable included\\): the RAM build would not take effect`,
+      ),
+    );
+    expect(said[0]).toContain(`TMPDIR would be "${b.ram}-x"`);
+    expect(existsSync(join(b.ex.topdir, 'conf', 'auto.conf'))).toBe(false);
+    expect(existsSync(join(b.ex.topdir, 'rambake', 'state.json'))).toBe(false);
+  });
+
+  it('names an INHERIT:remove that takes rm_work out again', async () => {
+    const b = build('INHERIT:remove = "rm_work"\n');
+    const local = join(b.ex.topdir, 'conf', 'local.conf');
+    const line = readFileSync(local, 'utf8').split('\n').length - 1;
+    const r = await b.apply();
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(
+      new RegExp(`^rambake: ${local}:${line} removes "rm_work" from INHERIT after rambake's block`, 'm'),
+    );
+    expect(existsSync(join(b.ex.topdir, 'conf', 'auto.conf'))).toBe(false);
+  });
+
+  it('doctor names the :append that beats a forced block line, not the forced line', async () => {
+    const b = build('TMPDIR = "${TOPDIR}/tmp"\nTMPDIR:append = "-x"\n');
+    const local = join(b.ex.topdir, 'conf', 'local.conf');
+    const line = readFileSync(local, 'utf8').split('\n').length - 1;
+    writeFileSync(
+      join(b.ex.topdir, 'conf', 'auto.conf'),
+      renderBlock([`TMPDIR:forcevariable = "${b.ram}"`], '\n', false),
+    );
+    const found = (await b.doctor()).findings.filter((f) => f.id === 'managed-block-not-in-effect');
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ file: local, line });
+    expect(found[0]!.message).toContain(`gives "${b.ram}-x"`);
+    expect(found[0]!.message).toContain(`${local}:${line} appends "-x" to TMPDIR`);
   });
 
   it('doctor reports a block on disk that loses, at the assignment that wins', async () => {

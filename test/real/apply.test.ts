@@ -3,10 +3,14 @@
 //   the order of files decides (a hard TMPDIR in local.conf, a distro that sets paths, ?= and
 //   ??= chains);
 // - after `apply`, `bitbake -e` shows every variable of the block in effect (a plain
-//   `TMPDIR =` in local.conf, or a distro's, no longer wins), and `revert` gives the conf back
-//   byte for byte with BitBake on the old values.
+//   `TMPDIR =` in local.conf, or a distro's, no longer wins; lowered threads beat local.conf's),
+//   and `revert` gives the conf back byte for byte with BitBake on the old values;
+// - what cannot be beaten is refused with the line that wins: an `:append` in local.conf (BitBake
+//   applies it on top of :forcevariable), and an override only BitBake sees (Python in OVERRIDES),
+//   which only BitBake's answer after the write shows: then the build dir is left as it was.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect, it } from 'vitest';
 import { BUILD_VARS } from '../../src/bitbake/builddir-types.js';
@@ -104,9 +108,10 @@ describeReal('apply takes effect in BitBake, revert restores it', () => {
         expect(after.vars.get('DEPLOY_DIR')).toBe(join(topdir, 'rambake-keep', 'deploy'));
         expect(after.vars.get('BUILDSTATS_BASE')).toBe(join(topdir, 'rambake-keep', 'buildstats/'));
         expect(after.vars.get('INHERIT')?.split(/\s+/)).toContain('rm_work');
-        expect(after.vars.get('BB_DISKMON_DIRS')).toMatch(new RegExp(`^STOPTASKS,${ram},`));
-        const blockThreads = /BB_NUMBER_THREADS(:forcevariable)? = "(\d+)"/.exec(readFileSync(auto, 'utf8'));
-        if (blockThreads) expect(after.vars.get('BB_NUMBER_THREADS')).toBe(blockThreads[2]);
+        expectLogsAndDiskmon(topdir, ram, readFileSync(auto, 'utf8'), after.vars);
+        // 512 MiB lowers no threads on any machine: BitBake keeps the build's own.
+        expect(readFileSync(auto, 'utf8')).not.toMatch(/^(BB_NUMBER_THREADS|PARALLEL_MAKE)/m);
+        expect(after.vars.get('BB_NUMBER_THREADS')).toBe(before.vars.get('BB_NUMBER_THREADS'));
 
         const reverted = await runRambake(['-B', topdir, '--json', 'revert'], { env, timeout: 150_000 });
         expect(reverted.exitCode, reverted.stderr).toBe(0);
@@ -120,4 +125,146 @@ describeReal('apply takes effect in BitBake, revert restores it', () => {
       },
     );
   }
+});
+
+/** The block's value of `name` (plain or :forcevariable) as written in `text`. */
+function blockValue(text: string, name: string): string {
+  const m = new RegExp(`^${name}(?::forcevariable)? = "(.*)"$`, 'm').exec(text);
+  if (!m) throw new Error(`no ${name} line in the block:\n${text}`);
+  return m[1]!;
+}
+
+/** The logs kept under rambake-keep, and the disk monitor exactly as the block writes it. */
+function expectLogsAndDiskmon(topdir: string, ram: string, block: string, vars: Map<string, string>): void {
+  const machine = vars.get('MACHINE') ?? '';
+  // DATETIME: BitBake's own time of the read, 14 digits.
+  expect(vars.get('BB_CONSOLELOG')).toMatch(
+    new RegExp(`^${reEscape(join(topdir, 'rambake-keep', 'log', 'cooker', machine))}/\\d{14}\\.log$`),
+  );
+  expect(vars.get('BB_DEFAULT_EVENTLOG')).toMatch(
+    new RegExp(`^${reEscape(join(topdir, 'rambake-keep', 'log', 'eventlog'))}/\\d{14}\\.json$`),
+  );
+  const diskmon = blockValue(block, 'BB_DISKMON_DIRS')
+    .replaceAll('${DL_DIR}', vars.get('DL_DIR') ?? '?')
+    .replaceAll('${SSTATE_DIR}', vars.get('SSTATE_DIR') ?? '?');
+  expect(diskmon).toMatch(new RegExp(`^STOPTASKS,${reEscape(ram)},`));
+  expect(vars.get('BB_DISKMON_DIRS')).toBe(diskmon);
+}
+
+const reEscape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** MemTotal in bytes: a tmpfs that large leaves no room for the compilers, so the plan lowers threads. */
+function memTotal(): number {
+  const kib = /^MemTotal:\s+(\d+) kB$/m.exec(readFileSync('/proc/meminfo', 'utf8'));
+  return Number(kib?.[1]) * 1024;
+}
+
+describeReal('apply: what BitBake honours, and what it refuses', () => {
+  // Half the CPUs is the floor: one CPU leaves nothing to lower.
+  it.skipIf(!isRoot || availableParallelism() < 2)(
+    'lowered BB_NUMBER_THREADS and PARALLEL_MAKE beat the hard ones in local.conf',
+    { timeout: 300_000 },
+    async () => {
+      const topdir = await buildDir({
+        local:
+          'MACHINE = "qemux86-64"\nDISTRO = "poky"\nTMPDIR = "${TOPDIR}/tmp"\nBB_NUMBER_THREADS = "4"\nPARALLEL_MAKE = "-j 4"\n',
+      });
+      const env = await envFor();
+      const ram = join(topdir, 'ram');
+      realCleanup(async () => {
+        await runRambake(['-B', topdir, '--no-bitbake', 'revert'], { env });
+      });
+      // size= is only a cap: nothing is written into it but what bitbake -e leaves.
+      const size = `${Math.floor(memTotal() / 2 ** 20)}m`;
+      const applied = await runRambake(
+        ['-B', topdir, '--json', 'apply', '--path', ram, '--size', size, '--allow-oversized-tmpfs'],
+        { env, timeout: 180_000 },
+      );
+      expect(applied.exitCode, applied.stderr).toBe(0);
+      expect(JSON.parse(applied.stdout).effect.bitbake.confirmed).toBe(true);
+      const block = readFileSync(join(topdir, 'conf', 'auto.conf'), 'utf8');
+      const threads = blockValue(block, 'BB_NUMBER_THREADS');
+      const make = blockValue(block, 'PARALLEL_MAKE');
+      expect(Number(threads)).toBeLessThan(4);
+      expect(make).toMatch(/^-j \d+$/);
+      expect(block).toContain(`BB_NUMBER_THREADS:forcevariable = "${threads}"`);
+      const after = await bitbakeE(topdir);
+      if (!after.ok) throw new Error(after.stderr);
+      expect(after.vars.get('BB_NUMBER_THREADS')).toBe(threads);
+      expect(after.vars.get('PARALLEL_MAKE')).toBe(make);
+      expect(after.vars.get('TMPDIR')).toBe(ram);
+      expectLogsAndDiskmon(topdir, ram, block, after.vars);
+    },
+  );
+
+  it('refuses an :append in local.conf, which BitBake applies even over :forcevariable, naming it', {
+    timeout: 180_000,
+  }, async () => {
+    const local = 'MACHINE = "qemux86-64"\nDISTRO = "poky"\nTMPDIR = "${TOPDIR}/tmp"\nTMPDIR:append = "-x"\n';
+    const topdir = await buildDir({ local });
+    const ram = join(topdir, 'ram');
+    // What BitBake does with the strongest line rambake could write.
+    const auto = join(topdir, 'conf', 'auto.conf');
+    writeFileSync(auto, `TMPDIR:forcevariable = "${ram}"\n`);
+    const forced = await bitbakeE(topdir);
+    if (!forced.ok) throw new Error(forced.stderr);
+    expect(forced.vars.get('TMPDIR')).toBe(`${ram}-x`);
+    rmSync(auto);
+
+    const r = await runRambake(['-B', topdir, 'apply', '--path', ram, '--size', '512m'], {
+      env: await envFor(),
+      timeout: 120_000,
+    });
+    expect(r.exitCode).toBe(1);
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('rambake:'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
+      `${join(topdir, 'conf', 'local.conf')}:4 appends "-x" to TMPDIR after rambake's block`,
+    );
+    expect(existsSync(auto)).toBe(false);
+    expect(existsSync(join(topdir, 'rambake', 'state.json'))).toBe(false);
+  });
+
+  it.skipIf(!isRoot)(
+    "refuses what only BitBake's answer shows (Python in OVERRIDES), naming the line, and leaves the build dir as it was",
+    { timeout: 300_000 },
+    async () => {
+      const topdir = await buildDir({
+        local:
+          'MACHINE = "qemux86-64"\nDISTRO = "poky"\nOVERRIDES .= ":${@\'myovr\'}"\nTMPDIR:myovr = "${TOPDIR}/tmp-ovr"\n',
+      });
+      const env = await envFor();
+      const ram = join(topdir, 'ram');
+      const localConf = join(topdir, 'conf', 'local.conf');
+      realCleanup(async () => {
+        await runRambake(['-B', topdir, '--no-bitbake', 'revert'], { env });
+      });
+      const conf = () =>
+        Object.fromEntries(
+          readdirSync(join(topdir, 'conf')).map((f) => [f, readFileSync(join(topdir, 'conf', f), 'latin1')]),
+        );
+      const before = conf();
+      const r = await runRambake(
+        ['-B', topdir, 'apply', '--conf', 'local', '--path', ram, '--size', '512m'],
+        {
+          env,
+          timeout: 180_000,
+        },
+      );
+      expect(r.exitCode, r.stdout).toBe(1);
+      const lines = r.stderr.split('\n').filter((l) => l.startsWith('rambake:'));
+      expect(lines).toEqual([
+        `rambake: BitBake does not use the block: TMPDIR is "${topdir}/tmp-ovr" (the block says "${ram}"): ${localConf}:4 sets TMPDIR: ${localConf} restored, nothing changed`,
+      ]);
+      // Byte for byte, and no backup, lock or temp file beside them.
+      expect(conf()).toEqual(before);
+      expect(existsSync(join(topdir, 'rambake', 'state.json'))).toBe(false);
+      expect(
+        readFileSync('/proc/self/mountinfo', 'utf8')
+          .split('\n')
+          .some((l) => l.split(' ')[4] === ram),
+      ).toBe(false);
+      expect(existsSync(ram)).toBe(false);
+    },
+  );
 });
