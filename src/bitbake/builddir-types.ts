@@ -105,8 +105,27 @@ export interface BuildDir {
   disagreements: Disagreement[];
   /** Why a source was not used (stale event log, build running, bitbake -e failed). */
   notes: string[];
+  /**
+   * The paths rambake could not resolve (Python only BitBake evaluates, a relative path): their
+   * variable is marked needsBitBake and `paths` holds bitbake.conf's default for them only so
+   * that code which needs a string keeps going; no file-system check may trust it.
+   */
+  unresolvedPaths?: UnresolvedPath[];
   /** Any variable, from the best source available (same order as `vars`). */
   getVar(name: string): ResolvedVar;
+}
+
+export interface UnresolvedPath {
+  key: keyof BuildPaths;
+  variable: BuildVarName;
+  /** The value as rambake read it (with its `${@…}` or relative path). */
+  value: string;
+  file?: string;
+  line?: number;
+  /** True when the value holds Python (`${@…}`) or is set by anonymous Python; false: not absolute. */
+  python: boolean;
+  /** bitbake.conf's default, which `paths` holds in its place. */
+  assumed: string;
 }
 
 export interface Disagreement {

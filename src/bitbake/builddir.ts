@@ -13,7 +13,15 @@ import { readLockState } from '../system/bitbake-lock.js';
 import { readCpus } from '../system/cpus.js';
 import { askBitbake, bitbakeUser } from './ask-bitbake.js';
 import type { BitbakeEnv } from './bitbake-env.js';
-import type { BuildDir, BuildVarName, Disagreement, LoadOptions, ResolvedVar } from './builddir-types.js';
+import type {
+  BuildDir,
+  BuildPaths,
+  BuildVarName,
+  Disagreement,
+  LoadOptions,
+  ResolvedVar,
+  UnresolvedPath,
+} from './builddir-types.js';
 import { BUILD_VARS } from './builddir-types.js';
 import type { DataStore } from './conf/datastore.js';
 import { nodeConfIO } from './conf/node-io.js';
@@ -84,31 +92,56 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
   vars.TOPDIR = { value: topdir, source: 'default', note: `folder above conf/bblayers.conf (${found.how})` };
   fillDefaults(vars, bbDefaultThreads);
 
-  const path = (name: BuildVarName, fallback: string): string => {
+  // A value rambake cannot resolve is marked (needsBitBake, with a note) and listed in
+  // unresolvedPaths; paths gets bitbake.conf's default only so that code needing a string keeps
+  // going, and doctor skips the file-system checks of that path (it says so).
+  const unresolvedPaths: UnresolvedPath[] = [];
+  const path = (key: keyof BuildPaths, name: BuildVarName, fallback: string): string => {
     const v = vars[name];
-    if (v.value && !v.needsBitBake && isAbsolute(v.value)) return v.value;
-    // The fallback keeps other code going; the note says the value is not known.
-    if (v.value !== undefined) {
-      const why = v.needsBitBake ? 'needs BitBake' : 'is not an absolute path';
-      notes.push(`${name} ${why} (${v.value}): ${fallback} assumed`);
-    }
+    if (v.value === undefined) return fallback;
+    if (!v.needsBitBake && isAbsolute(v.value)) return v.value;
+    const python = v.needsBitBake === true;
+    const why = python ? 'needs BitBake' : 'is not an absolute path';
+    unresolvedPaths.push({
+      key,
+      variable: name,
+      value: v.value,
+      ...(v.file ? { file: v.file } : {}),
+      ...(v.line === undefined ? {} : { line: v.line }),
+      python,
+      assumed: fallback,
+    });
+    // BitBake's own answer (a relative path it was given) is known, only not a folder to look at.
+    const fromBitbake = v.source === 'bitbake' || v.source === 'eventlog';
+    vars[name] = {
+      ...v,
+      ...(fromBitbake ? {} : { needsBitBake: true }),
+      note: v.note ?? `${why}: not resolved, so no file-system check looks at it`,
+    };
+    notes.push(`${name} ${why} (${v.value}): not resolved; its file-system checks are skipped`);
     return fallback;
   };
-  const tmpdir = path('TMPDIR', join(topdir, 'tmp'));
+  const tmpdir = path('tmpdir', 'TMPDIR', join(topdir, 'tmp'));
+  /** A path BitBake puts in TMPDIR with no variable of its own: unresolved with TMPDIR. */
+  const derived = (key: keyof BuildPaths, fallback: string): string => {
+    const t = unresolvedPaths.find((u) => u.key === 'tmpdir');
+    if (t) unresolvedPaths.push({ ...t, key, assumed: fallback });
+    return fallback;
+  };
   const paths = {
     topdir,
     tmpdir,
-    baseWorkdir: path('BASE_WORKDIR', join(tmpdir, 'work')),
-    stampsDir: path('STAMPS_DIR', join(tmpdir, 'stamps')),
-    componentsDir: path('COMPONENTS_DIR', join(tmpdir, 'sysroots-components')),
-    workShared: join(tmpdir, 'work-shared'),
-    deployDir: path('DEPLOY_DIR', join(tmpdir, 'deploy')),
-    logDir: path('LOG_DIR', join(tmpdir, 'log')),
-    buildstatsBase: path('BUILDSTATS_BASE', join(tmpdir, 'buildstats')),
-    sstateManifests: path('SSTATE_MANIFESTS', join(tmpdir, 'sstate-control')),
-    persistentDir: path('PERSISTENT_DIR', join(topdir, 'cache')),
-    dlDir: path('DL_DIR', join(topdir, 'downloads')),
-    sstateDir: path('SSTATE_DIR', join(topdir, 'sstate-cache')),
+    baseWorkdir: path('baseWorkdir', 'BASE_WORKDIR', join(tmpdir, 'work')),
+    stampsDir: path('stampsDir', 'STAMPS_DIR', join(tmpdir, 'stamps')),
+    componentsDir: path('componentsDir', 'COMPONENTS_DIR', join(tmpdir, 'sysroots-components')),
+    workShared: derived('workShared', join(tmpdir, 'work-shared')),
+    deployDir: path('deployDir', 'DEPLOY_DIR', join(tmpdir, 'deploy')),
+    logDir: path('logDir', 'LOG_DIR', join(tmpdir, 'log')),
+    buildstatsBase: path('buildstatsBase', 'BUILDSTATS_BASE', join(tmpdir, 'buildstats')),
+    sstateManifests: path('sstateManifests', 'SSTATE_MANIFESTS', join(tmpdir, 'sstate-control')),
+    persistentDir: path('persistentDir', 'PERSISTENT_DIR', join(topdir, 'cache')),
+    dlDir: path('dlDir', 'DL_DIR', join(topdir, 'downloads')),
+    sstateDir: path('sstateDir', 'SSTATE_DIR', join(topdir, 'sstate-cache')),
   };
 
   const words = (v: ResolvedVar) => (v.value ?? '').split(/\s+/).filter(Boolean);
@@ -142,6 +175,7 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
     ...defined('consoleLogDir', consoleLogDir(fromConf)),
     disagreements,
     notes,
+    unresolvedPaths,
     getVar,
   };
 }

@@ -25,19 +25,63 @@ const DIAGNOSTIC_FIXES: Record<string, string> = {
   'layer-compat-unset': "set LAYERSERIES_COMPAT_<collection> in the layer's conf/layer.conf",
 };
 
-export function checkHazards(bd: BuildDir, facts: BuildFacts): Finding[] {
+export function checkHazards(bd: BuildDir, gathered: BuildFacts): Finding[] {
+  const unresolved = new Set((bd.unresolvedPaths ?? []).map((u) => u.key));
+  // A path rambake could not resolve holds bitbake.conf's default only as a placeholder: the
+  // checks get no mount or file system for it, so none of them judges the default folder.
+  const facts = withoutUnresolved(gathered, unresolved);
   return [
     ...checkConfDiagnostics(bd),
+    ...checkUnresolvedPaths(bd),
     ...checkStatements(bd),
-    ...checkBaseWorkdir(bd),
-    ...checkTmpdirPath(bd, facts),
+    ...(unresolved.has('tmpdir') ? [] : checkBaseWorkdir(bd)),
+    ...checkTmpdirPath(bd, facts, unresolved),
     ...checkMounts(bd, facts),
-    ...checkDeployOutlivesTmpdir(bd, facts),
+    ...((['deployDir', 'tmpdir', 'sstateManifests'] as const).some((k) => unresolved.has(k))
+      ? []
+      : checkDeployOutlivesTmpdir(bd, facts)),
     ...checkHost(bd, facts),
     ...checkManagedBlock(bd, facts),
     ...checkBitbakeLock(bd),
-    ...checkDiskmon(bd, facts),
+    ...(unresolved.has('tmpdir') ? [] : checkDiskmon(bd, facts)),
   ];
+}
+
+function withoutUnresolved(facts: BuildFacts, unresolved: ReadonlySet<PathKey>): BuildFacts {
+  if (unresolved.size === 0) return facts;
+  const paths = { ...facts.paths };
+  for (const key of unresolved) paths[key] = { path: paths[key].path, exists: false };
+  const { savedTmpdir: _saved, deploy: _deploy, ...rest } = facts;
+  return {
+    ...rest,
+    paths,
+    ...(unresolved.has('tmpdir') || facts.savedTmpdir === undefined
+      ? {}
+      : { savedTmpdir: facts.savedTmpdir }),
+    ...(unresolved.has('deployDir') || facts.deploy === undefined ? {} : { deploy: facts.deploy }),
+  };
+}
+
+/** One finding per path variable rambake could not resolve: its checks are skipped, and why. */
+function checkUnresolvedPaths(bd: BuildDir): Finding[] {
+  const seen = new Set<string>();
+  const out: Finding[] = [];
+  for (const u of bd.unresolvedPaths ?? []) {
+    if (seen.has(u.variable)) continue;
+    seen.add(u.variable);
+    const why = u.python ? 'it holds Python only BitBake evaluates' : 'it is not an absolute path';
+    out.push({
+      id: 'path-unresolved',
+      severity: 'warning',
+      message: `${u.variable} = "${u.value}" cannot be resolved without BitBake (${why}): the file-system checks for ${u.variable} are skipped (bitbake.conf's default ${u.assumed} is not looked at in its place)`,
+      ...(u.file ? { file: u.file } : {}),
+      ...(u.line === undefined ? {} : { line: u.line }),
+      fix: u.python
+        ? "put bitbake on PATH (rambake asks one `bitbake -e`, cached until a conf file changes) or build once (the event log holds BitBake's value); or write a plain absolute path"
+        : `write ${u.variable} as an absolute path`,
+    });
+  }
+  return out;
 }
 
 const isUserConf = (bd: BuildDir, file: string) =>
@@ -118,14 +162,16 @@ function checkBaseWorkdir(bd: BuildDir): Finding[] {
   ];
 }
 
-function checkTmpdirPath(bd: BuildDir, facts: BuildFacts): Finding[] {
+function checkTmpdirPath(bd: BuildDir, facts: BuildFacts, unresolved: ReadonlySet<PathKey>): Finding[] {
   const out: Finding[] = [];
   const tmpdir = bd.paths.tmpdir;
   const v = bd.vars.TMPDIR;
   const at = { ...(v.file ? { file: v.file } : {}), ...(v.line ? { line: v.line } : {}) };
-  // The value as set: a relative one (`~/tmp`) has no resolved path, and BitBake checks the text.
-  const asSet = v.value !== undefined && !v.needsBitBake ? v.value : tmpdir;
-  const bad = sanityProblems(asSet);
+  // The value as set: a relative one (`~/tmp`) has no resolved path, and BitBake checks the text;
+  // one that holds Python has no text to check.
+  const python = bd.unresolvedPaths?.find((u) => u.key === 'tmpdir')?.python ?? false;
+  const asSet = !unresolved.has('tmpdir') ? tmpdir : python ? undefined : v.value;
+  const bad = asSet === undefined ? [] : sanityProblems(asSet);
   if (bad.length > 0) {
     out.push({
       id: 'tmpdir-bad-path',

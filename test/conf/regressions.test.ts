@@ -72,13 +72,40 @@ describe('regression fixtures', () => {
     expect(bd.vars.PARALLEL_MAKE).toMatchObject({ source: 'conf', line: 3, needsBitBake: true });
   });
 
-  it('a path that needs BitBake falls back, and the note says so', async () => {
+  it('a path rambake cannot resolve is marked, listed and noted, not taken as the default', async () => {
     const bd = await load('env-home-in-sstate-dir', {});
     // No HOME passed: SSTATE_DIR stays "${HOME}/…", not an absolute path.
-    expect(bd.vars.SSTATE_DIR.value).toBe('${HOME}/.cache/sstate-cache');
-    expect(bd.paths.sstateDir).toBe(path.join(bd.topdir, 'sstate-cache'));
+    expect(bd.vars.SSTATE_DIR).toMatchObject({
+      value: '${HOME}/.cache/sstate-cache',
+      source: 'conf',
+      line: 2,
+      needsBitBake: true,
+    });
+    expect(bd.unresolvedPaths).toEqual([
+      {
+        key: 'sstateDir',
+        variable: 'SSTATE_DIR',
+        value: '${HOME}/.cache/sstate-cache',
+        file: path.join(bd.topdir, 'conf', 'local.conf'),
+        line: 2,
+        python: false,
+        assumed: path.join(bd.topdir, 'sstate-cache'),
+      },
+    ]);
     expect(bd.notes).toContain(
-      `SSTATE_DIR is not an absolute path (\${HOME}/.cache/sstate-cache): ${path.join(bd.topdir, 'sstate-cache')} assumed`,
+      'SSTATE_DIR is not an absolute path (${HOME}/.cache/sstate-cache): not resolved; its file-system checks are skipped',
     );
+  });
+
+  it('sstate-dir-python-unresolved: Python and a relative path are both unresolved', async () => {
+    const bd = await load('sstate-dir-python-unresolved');
+    expect(bd.vars.SSTATE_DIR).toMatchObject({ source: 'conf', line: 3, needsBitBake: true });
+    expect(bd.vars.DL_DIR).toMatchObject({ value: 'relative/downloads', line: 4, needsBitBake: true });
+    expect(bd.unresolvedPaths?.map((u) => [u.variable, u.python])).toEqual([
+      ['DL_DIR', false],
+      ['SSTATE_DIR', true],
+    ]);
+    // A resolved build lists none.
+    expect((await load('dl-dir-question-equals-works')).unresolvedPaths).toEqual([]);
   });
 });

@@ -79,25 +79,25 @@ describe('rambake status (classic layout, the sample build)', () => {
   });
 });
 
-describe('asking BitBake (bitbake -e)', () => {
-  /** A `bitbake` that answers `-e` as the real one prints it, and counts its calls. */
-  function fakeBitbake(dir: string): { bin: string; calls: () => number } {
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    const count = join(dir, 'calls');
-    writeFileSync(
-      join(bin, 'bitbake'),
-      `#!/bin/sh\necho x >> '${count}'\n[ "$1" = -e ] || exit 2\n` +
-        "echo '# $TMPDIR [2 operations]'\n" +
-        'echo \'export TMPDIR="/from/bitbake/tmp"\'\n' +
-        'echo \'MACHINE="bitbake-machine"\'\n' +
-        'echo \'BB_HASHSERVE="unix:///b/hashserve.sock"\'\n',
-      { mode: 0o755 },
-    );
-    const calls = () => (existsSync(count) ? readFileSync(count, 'utf8').split('\n').length - 1 : 0);
-    return { bin, calls };
-  }
+/** A `bitbake` that answers `-e` as the real one prints it, and counts its calls. */
+function fakeBitbake(dir: string): { bin: string; calls: () => number } {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  const count = join(dir, 'calls');
+  writeFileSync(
+    join(bin, 'bitbake'),
+    `#!/bin/sh\necho x >> '${count}'\n[ "$1" = -e ] || exit 2\n` +
+      "echo '# $TMPDIR [2 operations]'\n" +
+      'echo \'export TMPDIR="/from/bitbake/tmp"\'\n' +
+      'echo \'MACHINE="bitbake-machine"\'\n' +
+      'echo \'BB_HASHSERVE="unix:///b/hashserve.sock"\'\n',
+    { mode: 0o755 },
+  );
+  const calls = () => (existsSync(count) ? readFileSync(count, 'utf8').split('\n').length - 1 : 0);
+  return { bin, calls };
+}
 
+describe('asking BitBake (bitbake -e)', () => {
   it("takes BitBake's own answers, pays once per conf change, and asks nothing while a build holds bitbake.lock", async () => {
     const ex = copyExample();
     cleanups.push(ex.cleanup);
@@ -128,6 +128,91 @@ describe('asking BitBake (bitbake -e)', () => {
     expect(locked.buildDir.buildRunning).toBe(true);
     expect(locked.notes.join('\n')).toMatch(/bitbake\.lock/);
     expect(fake.calls()).toBe(2);
+  });
+});
+
+describe("status says where BitBake's values differ from the conf files", () => {
+  it('names each disagreement and why, in text and JSON (a differing TMPDIR, the hash server socket)', async () => {
+    const ex = copyExample();
+    cleanups.push(ex.cleanup);
+    const fake = fakeBitbake(ex.root);
+    appendFileSync(join(ex.topdir, 'conf', 'local.conf'), 'BB_HASHSERVE = "auto"\n');
+    const env = { PATH: `${fake.bin}:${process.env.PATH}`, XDG_CACHE_HOME: join(ex.root, 'cache') };
+    const s = JSON.parse((await runRambake(['status', '--json', '-B', ex.topdir], { env })).stdout);
+    const byName = new Map(s.disagreements.map((d: { name: string }) => [d.name, d]));
+    expect(byName.get('TMPDIR')).toEqual({
+      name: 'TMPDIR',
+      rambake: expect.objectContaining({ value: join(ex.topdir, 'tmp'), source: 'default' }),
+      bitbake: '/from/bitbake/tmp',
+      why: expect.stringMatching(/changed after the conf files/),
+    });
+    expect(byName.get('BB_HASHSERVE')).toEqual({
+      name: 'BB_HASHSERVE',
+      rambake: expect.objectContaining({
+        value: 'auto',
+        source: 'conf',
+        file: join(ex.topdir, 'conf', 'local.conf'),
+        line: 41,
+      }),
+      bitbake: 'unix:///b/hashserve.sock',
+      why: expect.stringMatching(/hash equivalence server and replaces "auto" with its socket/),
+    });
+    expect(byName.has('TOPDIR')).toBe(false);
+    // Both values shown: BitBake's as the value, the conf's reading in the disagreement.
+    expect(s.vars.BB_HASHSERVE).toEqual({ value: 'unix:///b/hashserve.sock', source: 'bitbake' });
+
+    const text = (await runRambake(['status', '-B', ex.topdir], { env })).stdout;
+    expect(text).toContain("Where BitBake's values differ from rambake's reading of the conf files");
+    expect(text).toMatch(
+      /^ {2}BB_HASHSERVE: conf files say "auto" \(conf\/local\.conf:41\); BitBake uses "unix:\/\/\/b\/hashserve\.sock"$/m,
+    );
+    expect(text).toMatch(
+      /^ {2}TMPDIR: conf files say "\$\{TOPDIR\}\/tmp" .*; BitBake uses "\/from\/bitbake\/tmp"$/m,
+    );
+    expect(text).toMatch(/^ {4}BitBake starts its own hash equivalence server/m);
+    expect(fake.calls()).toBe(1);
+  });
+
+  it('status then doctor pay once for bitbake -e (the cache)', async () => {
+    const ex = copyExample();
+    cleanups.push(ex.cleanup);
+    const fake = fakeBitbake(ex.root);
+    const env = { PATH: `${fake.bin}:${process.env.PATH}`, XDG_CACHE_HOME: join(ex.root, 'cache') };
+    const status = JSON.parse((await runRambake(['status', '--json', '-B', ex.topdir], { env })).stdout);
+    expect(status.vars.MACHINE).toEqual({ value: 'bitbake-machine', source: 'bitbake' });
+    const doctor = await runRambake(['doctor', '--json', '-B', ex.topdir], { env });
+    expect(JSON.parse(doctor.stdout).topdir).toBe(ex.topdir);
+    expect(fake.calls()).toBe(1);
+    // Without the cache folder the same two commands pay twice: the count is not a constant.
+    const fresh = { ...env, XDG_CACHE_HOME: join(ex.root, 'cache2') };
+    await runRambake(['doctor', '--json', '-B', ex.topdir], { env: fresh });
+    expect(fake.calls()).toBe(2);
+  });
+});
+
+describe('status with an event log of a build that said BB_HASHSERVE = "auto"', () => {
+  it('reads "None" as unset and says both: the socket BitBake used and the conf\'s "auto"', async () => {
+    const ex = copyExample();
+    cleanups.push(ex.cleanup);
+    appendFileSync(join(ex.topdir, 'conf', 'local.conf'), 'BB_HASHSERVE = "auto"\n');
+    const dir = join(ex.topdir, 'tmp', 'log', 'eventlog');
+    mkdirSync(dir, { recursive: true });
+    // The named fixture (test/fixtures/records/eventlog-none-hashserve-auto), written after the
+    // conf files so that it is fresh; its newer query log has no allvariables line.
+    const fixture = copyFixture('records/eventlog-none-hashserve-auto');
+    cleanups.push(fixture.cleanup);
+    for (const name of ['20251201120000.json', '20251201130000.json'])
+      writeFileSync(join(dir, name), readFileSync(join(fixture.path, name)));
+    const s = JSON.parse((await runRambake(['status', '--json', '-B', ex.topdir])).stdout);
+    expect(s.buildDir.eventLog).toBe(join(dir, '20251201120000.json'));
+    expect(s.vars.SSTATE_MIRRORS).toEqual({ source: 'eventlog' });
+    expect(s.vars.BB_HASHSERVE).toEqual({ value: 'unix:///home/u/build/hashserve.sock', source: 'eventlog' });
+    const d = s.disagreements.find((x: { name: string }) => x.name === 'BB_HASHSERVE');
+    expect(d).toMatchObject({
+      rambake: { value: 'auto', line: 41 },
+      bitbake: 'unix:///home/u/build/hashserve.sock',
+    });
+    expect(s.notes.join('\n')).not.toMatch(/no allvariables/);
   });
 });
 

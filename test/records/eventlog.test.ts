@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findNewestEventLog, parseAllVariablesLine, readAllVariables } from '../../src/bitbake/eventlog.js';
+import {
+  findNewestAllVariables,
+  findNewestEventLog,
+  parseAllVariablesLine,
+  readAllVariables,
+} from '../../src/bitbake/eventlog.js';
 import { readLines } from '../../src/bitbake/lines.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/records/', import.meta.url));
@@ -83,5 +88,24 @@ describe('event log: variables with flags only', () => {
       ODD: { v: 'None', history: [{ variable: 'ODD', op: 'set', detail: 'None' }] },
       TMPDIR: { v: '/t', history: [] },
     });
+  });
+});
+
+describe('event log: a build with BB_HASHSERVE = "auto" (fixture eventlog-none-hashserve-auto)', () => {
+  const dir = join(fixtures, 'eventlog-none-hashserve-auto');
+
+  it("passes over a newer log without the allvariables line, to the build's log", async () => {
+    expect(await findNewestEventLog(dir)).toBe(join(dir, '20251201130000.json'));
+    const found = await findNewestAllVariables(dir);
+    expect(found?.path).toBe(join(dir, '20251201120000.json'));
+    // Reading only the newest log finds nothing.
+    expect(await findNewestAllVariables(dir, 1)).toBeUndefined();
+  });
+
+  it('reads "None" of a flags-only variable as undefined, and the socket BitBake started', async () => {
+    const found = await findNewestAllVariables(dir);
+    expect(found?.vars.SSTATE_MIRRORS?.v).toBeUndefined();
+    expect(found?.vars.BB_HASHSERVE?.v).toBe('unix:///home/u/build/hashserve.sock');
+    expect(found?.vars.TMPDIR?.v).toBe('/home/u/build/tmp');
   });
 });
