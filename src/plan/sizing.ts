@@ -11,6 +11,7 @@ import { blockValueProblems, sanityProblems } from '../bitbake/tmpdir-path.js';
 import { UsageError } from '../errors.js';
 import { type BenchIoResult, readBenchIoResult } from '../system/bench-io-record.js';
 import { formatBytes } from '../text/format.js';
+import { benchIoSaving } from './bench-io-saving.js';
 import { confLines, diskWorkdirLine } from './conf-lines.js';
 import { DISKMON_RULE, diskmonValue } from './diskmon.js';
 import { readBuildFacts } from './facts.js';
@@ -283,15 +284,19 @@ export async function planFor(
   return planRamBuild({ bd, facts, history, opts: resolved, owner, ...(benchIo ? { benchIo } : {}) });
 }
 
-/** What `rambake bench-io` measured on this host, when it was run. */
+/** What `rambake bench-io` measured on this host, when it was run (in its own words). */
 function explainBenchIo(r: BenchIoResult | undefined): RamPlan['reasons'] {
-  if (r?.speedup === undefined || r.savedShare === undefined) return [];
-  const share = Math.round(r.savedShare * 100);
+  const saving = r ? benchIoSaving(r) : undefined;
+  if (r?.speedup === undefined || r.savedShare === undefined || saving === undefined) return [];
   return [
     {
       topic: 'io',
-      text: `rambake bench-io (${r.at}): a tmpfs did this build-shaped file work ${r.speedup.noFsync.toFixed(1)}× faster than TMPDIR's disk (${r.speedup.fsync.toFixed(1)}× with fsync): TMPDIR on tmpfs would save about ${share}% of file-system time`,
-      figures: { speedup: r.speedup.noFsync, savedShare: r.savedShare },
+      text: `rambake bench-io (${r.at}): a tmpfs did this build-shaped file work ${r.speedup.noFsync.toFixed(1)}× faster than the disk (${r.speedup.fsync.toFixed(1)}× with fsync): ${saving}`,
+      figures: {
+        speedup: r.speedup.noFsync,
+        savedShare: r.savedShare,
+        ...(r.tmpdirOnTmpfs === undefined ? {} : { tmpdirOnTmpfs: String(r.tmpdirOnTmpfs) }),
+      },
     },
   ];
 }

@@ -1,6 +1,7 @@
 // `rambake bench-io` as text: ops/s per phase on each file system, the speedup, and what it
 // means for a build.
 
+import { benchIoSaving } from '../plan/bench-io-saving.js';
 import { PHASES } from '../system/bench-io.js';
 import type { BenchIoResult, FsFigures } from '../system/bench-io-record.js';
 import { type Colors, formatCount, renderTable } from '../text/format.js';
@@ -26,12 +27,12 @@ export function renderBenchIo(r: BenchIoResult, c: Colors): string[] {
     `File-system operations per second (${r.seconds}s in all):`,
     ...renderTable(rows, ['left', 'right', 'right', 'right', 'right', 'right']),
   ];
-  if (r.speedup && r.savedShare !== undefined) {
+  const saving = benchIoSaving(r);
+  if (r.speedup && saving) {
     out.push(
       '',
       `tmpfs is ×${r.speedup.noFsync.toFixed(1)} faster for this mix (×${r.speedup.fsync.toFixed(1)} with fsync).`,
-      `TMPDIR on tmpfs would save about ${Math.round(r.savedShare * 100)}% of file-system time ` +
-        '(compile time is CPU and is not saved).',
+      `${saving[0]!.toUpperCase()}${saving.slice(1)} (compile time is CPU and is not saved).`,
     );
   }
   if (r.savedTo) out.push(c.dim(`saved to ${r.savedTo}`));

@@ -21,6 +21,11 @@ export interface BenchIoResult {
   schemaVersion: number;
   at: string;
   seconds: number;
+  /**
+   * TMPDIR was on a tmpfs already when measured: the disk side is where TMPDIR would be
+   * without it, and the saving is what that tmpfs saves now. Absent with --dir (no TMPDIR).
+   */
+  tmpdirOnTmpfs?: boolean;
   disk: FsFigures;
   tmpfs?: FsFigures;
   /** tmpfs ops/s ÷ disk ops/s, per phase and for the whole mix (no fsync; fsync). */

@@ -72,29 +72,82 @@ async function measure(scratch: ScratchDir, seconds: number, files: number | und
   };
 }
 
+/** Where the disk side runs, and whether TMPDIR is already on a tmpfs. */
+interface DiskSide {
+  where: string;
+  topdir?: string;
+  tmpdirOnTmpfs?: boolean;
+}
+
+const under = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
+/** File systems held in RAM: none of them is the disk a TMPDIR would otherwise be on. */
+const RAM_FS = new Set(['tmpfs', 'devtmpfs', 'ramfs']);
+
+/**
+ * The folder the disk side runs in. rambake never writes under TMPDIR, so it is a folder beside
+ * it: TMPDIR's nearest existing parent (the disk a TMPDIR moved to RAM would otherwise live on).
+ * When TMPDIR is on a tmpfs already, that parent may be RAM too (TMPDIR its own mount, or under
+ * a tmpfs /tmp): then the disk is the first of SSTATE_DIR, DEPLOY_DIR, TOPDIR and the folder
+ * the tmpfs is mounted in that is no tmpfs: where the kept outputs are, and where TMPDIR would
+ * be without its tmpfs.
+ */
+async function diskSide(load: LoadOptions, notes: string[]): Promise<DiskSide> {
+  let bd: Awaited<ReturnType<typeof loadBuildDir>>;
+  try {
+    bd = await loadBuildDir(load);
+  } catch {
+    const where = process.cwd();
+    notes.push(`no build directory: the disk side runs in ${where}`);
+    return { where };
+  }
+  const { tmpdir: tmp } = bd.paths;
+  const mount = await readMountFor(tmp).catch(() => undefined);
+  if (!mount || !RAM_FS.has(mount.fstype)) {
+    const where = nearestExisting(dirname(tmp));
+    notes.push(`disk side: ${where}, the folder holding TMPDIR (${tmp})`);
+    return { where, topdir: bd.topdir, tmpdirOnTmpfs: false };
+  }
+  // Beside the kept outputs (in their parent folders, not among BitBake's files), else TOPDIR.
+  const candidates: [string, string][] = [
+    ['beside DEPLOY_DIR', dirname(bd.paths.deployDir)],
+    ['beside SSTATE_DIR', dirname(bd.paths.sstateDir)],
+    ['TOPDIR', bd.topdir],
+    ['the folder the tmpfs is mounted in', dirname(mount.mountPoint)],
+  ];
+  let found: [string, string] | undefined;
+  for (const [what, path] of candidates) {
+    const at = nearestExisting(path);
+    if (under(at, tmp)) continue;
+    const m = await readMountFor(at).catch(() => undefined);
+    if (m && !RAM_FS.has(m.fstype)) {
+      found = [what, at];
+      break;
+    }
+  }
+  const onTmpfs = `TMPDIR (${tmp}) is already on a tmpfs (${mount.mountPoint})`;
+  if (found) {
+    notes.push(
+      `${onTmpfs}: the disk side runs in ${found[1]} (${found[0]}), the disk the kept outputs are on and TMPDIR would be without its tmpfs`,
+    );
+    return { where: found[1], topdir: bd.topdir, tmpdirOnTmpfs: true };
+  }
+  const where = under(bd.topdir, tmp) ? nearestExisting(dirname(mount.mountPoint)) : bd.topdir;
+  notes.push(
+    `${onTmpfs}, and so are DEPLOY_DIR, SSTATE_DIR and TOPDIR: no disk to compare with, the disk side runs in ${where}`,
+  );
+  return { where, topdir: bd.topdir, tmpdirOnTmpfs: true };
+}
+
 export async function runBenchIo(load: LoadOptions, opts: BenchIoOptions = {}): Promise<BenchIoResult> {
   const notes: string[] = [];
   const total = opts.seconds ?? 60;
-  let topdir: string | undefined;
-  let where = opts.dir;
-  if (!where) {
-    try {
-      const bd = await loadBuildDir(load);
-      topdir = bd.topdir;
-      // rambake never writes under TMPDIR: the scratch folder goes beside it, in its nearest
-      // existing parent (the disk a TMPDIR moved to RAM would otherwise live on).
-      where = nearestExisting(dirname(bd.paths.tmpdir));
-      notes.push(`disk side: ${where}, the folder holding TMPDIR (${bd.paths.tmpdir})`);
-    } catch {
-      where = process.cwd();
-      notes.push(`no build directory: the disk side runs in ${where}`);
-    }
-  }
+  const side: DiskSide = opts.dir ? { where: opts.dir } : await diskSide(load, notes);
+  const { where, topdir } = side;
   const disk = await scratchIn(where);
   const isRoot = opts.isRoot ?? process.getuid?.() === 0;
   let tmpfs: ScratchDir | undefined;
   try {
-    if (disk.tmpfs) notes.push(`${where} is already on a tmpfs: both sides measure RAM`);
+    if (disk.tmpfs) notes.push(`${where} is on a tmpfs: both sides measure RAM, no saving is claimed`);
     tmpfs = await scratchTmpfs(tmpdir(), isRoot);
     const sides = tmpfs ? 4 : 2;
     // Four runs share the budget evenly: disk and tmpfs, each without and with fsync.
@@ -103,6 +156,7 @@ export async function runBenchIo(load: LoadOptions, opts: BenchIoOptions = {}): 
       schemaVersion: BENCH_IO_SCHEMA_VERSION,
       at: new Date().toISOString(),
       seconds: total,
+      ...(side.tmpdirOnTmpfs === undefined ? {} : { tmpdirOnTmpfs: side.tmpdirOnTmpfs }),
       disk: await measure(disk, each, opts.files),
       notes,
     };
