@@ -189,12 +189,12 @@ function giantRule(r: Report, peaks: readonly RecipePeak[]): Recommendation[] {
     .slice(0, MAX_GIANTS);
   if (giants.length === 0) return [];
   const command = r.run.command ? lastCommand(r) : null;
+  // Recipe names come from work dirs and timelines (data): quoted even when no command was recorded.
+  const steps = `--steps=${giants.map((x) => x.pn).join(',')}`;
   const how =
     command === null
-      ? ': rambake run --steps=' +
-        giants.map((x) => x.pn).join(',') +
-        ' -- followed by the bitbake command (this run recorded none)'
-      : `: ${renderShellCommand(['rambake', 'run', `--steps=${giants.map((x) => x.pn).join(',')}`, '--', ...command])}`;
+      ? `: ${renderShellCommand(['rambake', 'run', steps, '--'])} followed by the bitbake command (this run recorded none)`
+      : `: ${renderShellCommand(['rambake', 'run', steps, '--', ...command])}`;
   return giants.map((g, i) => ({
     rule: 'steps-giant' as const,
     severity: 'info' as const,

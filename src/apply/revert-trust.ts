@@ -1,12 +1,13 @@
 // What revert may act on, as root, from `${TOPDIR}/rambake/state.json` — a file in the
 // user-writable build directory, so anyone who can write there can write it. Nothing in it is
-// trusted: the conf file must be one of this build's own conf files, and the tmpfs must be
-// mounted at the recorded path with the source name apply derives from this TOPDIR.
+// trusted: its topdir must be this TOPDIR (state-check.ts), the conf file one of this build's
+// own conf files, the tmpfs mounted at the recorded path with the source name apply derives
+// from this TOPDIR, and a folder is removed only where this build's tmpfs was or would be.
 
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT_USAGE, RambakeError } from '../errors.js';
-import { tmpfsSourceName } from '../plan/mount-commands.js';
+import { DEFAULT_MOUNT_FOLDER, legacyTmpfsSourceName, tmpfsSourceName } from '../plan/mount-commands.js';
 import type { MountEntry } from '../system/mounts.js';
 import { mountAt, submountsOf } from '../system/tmpfs.js';
 import type { ApplyState } from './conf-write.js';
@@ -35,7 +36,8 @@ export async function checkRecordedState(topdir: string, state: ApplyState, file
     );
   }
   const source = tmpfsSourceName(topdir);
-  if (state.mount && state.mount.source !== source) {
+  // An earlier rambake's shorter name is checked further where it is mounted (ourMount).
+  if (state.mount && state.mount.source !== source && state.mount.source !== legacyTmpfsSourceName(topdir)) {
     throw refuse(
       file,
       `the tmpfs source ${JSON.stringify(state.mount.source)} is not this build's (${source})`,
@@ -46,18 +48,36 @@ export async function checkRecordedState(topdir: string, state: ApplyState, file
 /**
  * The mount at `realPath` (the recorded path, resolved) when it is this build's tmpfs;
  * undefined when nothing is mounted there; a refusal when something else is.
+ *
+ * Both the source and the path must be this TOPDIR's. The source name is 64 bits of
+ * sha1(TOPDIR): no other build directory can be given it, so a tmpfs carrying it was mounted by
+ * `rambake apply` for this TOPDIR, at the path that apply's plan chose (`${TOPDIR}/tmp-ram`,
+ * BASE_WORKDIR for --scope workdir, or --path — revert has no flags to re-derive the last two,
+ * and the name is the proof). A tmpfs under the name of an earlier rambake (8 hex digits of the
+ * same sha1, which another build directory can be made to share) is accepted only at
+ * `${TOPDIR}/tmp-ram` itself, the one path derived from TOPDIR alone.
  */
 export function ourMount(
   topdir: string,
   entries: readonly MountEntry[],
   realPath: string,
   file: string,
+  realTopdir: string,
 ): MountEntry | undefined {
   const entry = mountAt(entries, realPath);
   if (entry === undefined) return undefined;
   const source = tmpfsSourceName(topdir);
-  if (entry.fstype !== 'tmpfs' || entry.source !== source) {
+  const legacy = legacyTmpfsSourceName(topdir);
+  const named = entry.source === source || entry.source === legacy;
+  if (entry.fstype !== 'tmpfs' || !named) {
     throw refuse(file, `${realPath} is ${entry.fstype} ${entry.source}, not this build's tmpfs ${source}`);
+  }
+  const planned = plannedDefaultPath(realTopdir);
+  if (entry.source === legacy && entry.mountPoint !== planned) {
+    throw new RambakeError(
+      `${file}: ${realPath} is mounted under ${legacy}, the short name of an earlier rambake that another build directory can share, and is not this build's ${planned}: refused, nothing changed`,
+      { exitCode: EXIT_USAGE, hint: `if it is this build's tmpfs, unmount it yourself: umount ${realPath}` },
+    );
   }
   const stacked = submountsOf(entries, realPath);
   if (stacked.length > 0) {
@@ -69,4 +89,25 @@ export function ourMount(
     );
   }
   return entry;
+}
+
+/** `${TOPDIR}/tmp-ram` of the resolved TOPDIR: the plan's mount point when apply had no --path. */
+export const plannedDefaultPath = (realTopdir: string): string => join(realTopdir, DEFAULT_MOUNT_FOLDER);
+
+/**
+ * The folder revert may remove (when apply recorded that it made it): where this build's tmpfs
+ * was verified mounted (`verified`, the mount point from mountinfo), else only the plan's own
+ * `${TOPDIR}/tmp-ram` — never another path state.json names, which anyone who can write the
+ * build directory can set to any empty folder on the system. Undefined: leave it.
+ */
+export async function removableFolder(
+  recorded: string,
+  realTopdir: string,
+  verified: string | undefined,
+): Promise<string | undefined> {
+  if (verified !== undefined) return verified;
+  const planned = plannedDefaultPath(realTopdir);
+  // The resolved path, so a link named tmp-ram (pointing anywhere) is not planned.
+  const real = await realpath(recorded).catch(() => undefined);
+  return real === planned ? planned : undefined;
 }

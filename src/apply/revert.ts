@@ -26,7 +26,7 @@ import {
 } from './conf-write.js';
 import { removeKilledTemps } from './killed-temps.js';
 import { findKeptOutputs, type KeptOutput, type NextBuild, predictNextBuild } from './revert-aftermath.js';
-import { checkRecordedState, ourMount } from './revert-trust.js';
+import { checkRecordedState, ourMount, plannedDefaultPath, removableFolder } from './revert-trust.js';
 
 export const REVERT_SCHEMA_VERSION = 1;
 
@@ -67,14 +67,20 @@ export interface RevertReport {
 
 const CONF_NAMES = ['auto.conf', 'local.conf', 'site.conf'];
 
-/** The file holding the block: the one the state names, else the first conf file with a block. */
+/**
+ * The file holding the block: the one the state names, else the first conf file with a block.
+ * A conf file that is a link is edited through it, as apply does (chooseConfFile): the file
+ * it points at, since renaming the new text over the link would replace the link with a plain
+ * file and leave the block in its target.
+ */
 async function findBlockFile(topdir: string, recorded: string | undefined): Promise<string | undefined> {
   if (recorded !== undefined) return recorded;
   for (const name of CONF_NAMES) {
     const file = join(topdir, 'conf', name);
     const text = await readText(file, 'conf', 'latin1');
     // A block whose markers were damaged by hand is found too, so that removeBlock refuses it.
-    if (text !== undefined && (findBlock(text) || markerProblem(text))) return file;
+    if (text !== undefined && (findBlock(text) || markerProblem(text)))
+      return fsp.realpath(file).catch(() => file);
   }
   return undefined;
 }
@@ -93,7 +99,7 @@ export async function revertApply(topdir: string, opts: RevertOptions = {}): Pro
 async function revertLocked(topdir: string, opts: RevertOptions): Promise<RevertReport> {
   const isRoot = opts.isRoot ?? process.getuid?.() === 0;
   const state = await readApplyState(topdir);
-  await removeKilledTemps(topdir, state?.conf?.file);
+  const realTopdir = await fsp.realpath(topdir);
   const notes: string[] = [];
   const report: RevertReport = {
     schemaVersion: REVERT_SCHEMA_VERSION,
@@ -104,6 +110,7 @@ async function revertLocked(topdir: string, opts: RevertOptions): Promise<Revert
 
   // Every refusal happens before anything changes.
   const file = await findBlockFile(topdir, state?.conf?.file);
+  await removeKilledTemps(topdir, file);
   const before = file === undefined ? undefined : await readText(file, 'conf', 'latin1');
   // state.json names the file: rambake wrote a block there, so a lone marker is damage, not text.
   const expectBlock = state?.conf !== undefined;
@@ -117,7 +124,7 @@ async function revertLocked(topdir: string, opts: RevertOptions): Promise<Revert
   const entry =
     mountPath === undefined
       ? undefined
-      : ourMount(topdir, await readMountinfo(), mountPath, statePath(topdir));
+      : ourMount(topdir, await readMountinfo(), mountPath, statePath(topdir), realTopdir);
   const mounted = entry !== undefined;
   if (mounted && isRoot) await assertUnused(topdir, mountPath!);
 
@@ -150,7 +157,7 @@ async function revertLocked(topdir: string, opts: RevertOptions): Promise<Revert
   if (state?.mount) {
     const spec = state.mount;
     const status = !mounted ? 'not-mounted' : isRoot ? 'unmounted' : 'commands';
-    const commands = status === 'commands' ? [renderShellCommand(['sudo', ...umountArgv(spec.path)])] : [];
+    const commands = status === 'commands' ? [renderShellCommand(['sudo', ...umountArgv(mountPath!)])] : [];
     if (status === 'unmounted') {
       // The path verified in mountinfo, not the recorded one (a link there could point elsewhere).
       await unmountTmpfs(mountPath!, umountArgv(mountPath!));
@@ -158,11 +165,19 @@ async function revertLocked(topdir: string, opts: RevertOptions): Promise<Revert
     }
     let folderRemoved = false;
     if (status !== 'commands' && spec.createdFolder) {
-      folderRemoved = await fsp.rmdir(spec.path).then(
-        () => true,
-        () => false,
-      );
-      if (!folderRemoved && existsSync(spec.path)) notes.push(`${spec.path} is not empty: left in place`);
+      const folder = await removableFolder(spec.path, realTopdir, mounted ? entry.mountPoint : undefined);
+      if (folder === undefined) {
+        if (existsSync(spec.path))
+          notes.push(
+            `${spec.path}: not removed: it is neither where this build's tmpfs was mounted nor ${plannedDefaultPath(realTopdir)}`,
+          );
+      } else {
+        folderRemoved = await fsp.rmdir(folder).then(
+          () => true,
+          () => false,
+        );
+        if (!folderRemoved && existsSync(folder)) notes.push(`${folder} is not empty: left in place`);
+      }
     }
     report.mount = { path: spec.path, source: spec.source, status, commands, folderRemoved };
   }

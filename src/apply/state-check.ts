@@ -1,7 +1,9 @@
 // `${TOPDIR}/rambake/state.json` sits in the user-writable build directory: whatever is in it is
-// checked for the shape rambake writes before anything acts on it. What revert may unmount is a
-// separate, stricter check (revert.ts): this one only turns a damaged file into one line.
+// checked for the shape rambake writes, and for naming this TOPDIR, before anything acts on it.
+// What revert may unmount is a separate, stricter check (revert-trust.ts).
 
+import { realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { EXIT_USAGE, RambakeError } from '../errors.js';
 import type { ApplyState } from './conf-write.js';
 
@@ -55,5 +57,31 @@ export function parseApplyState(text: string, file: string): ApplyState {
       hint: HINT,
     });
   }
-  return value as ApplyState;
+  const state = value as ApplyState;
+  checkTopdir(state.topdir, file);
+  return state;
+}
+
+/**
+ * apply and revert write the state back to `<state.topdir>/rambake/state.json` (as root, when
+ * run as root): a topdir naming another folder would have them write there. The state must
+ * name the build directory it sits in (`file` is `<TOPDIR>/rambake/state.json`), compared
+ * resolved, so a link to the same folder is the same TOPDIR.
+ */
+function checkTopdir(recorded: string, file: string): void {
+  const topdir = dirname(dirname(file));
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return undefined;
+    }
+  };
+  const here = real(topdir) ?? topdir;
+  if (real(recorded) !== here) {
+    throw new RambakeError(
+      `${file}: its topdir ${JSON.stringify(recorded)} is not this build directory (${here}): refused, nothing changed`,
+      { exitCode: EXIT_USAGE, hint: HINT },
+    );
+  }
 }

@@ -7,6 +7,7 @@
 
 import { join } from 'node:path';
 import type { BuildDir } from '../bitbake/builddir-types.js';
+import { renderShellCommand } from '../text/shell.js';
 import type { Finding } from './findings.js';
 
 export function checkBitbakeLock(bd: BuildDir): Finding[] {
@@ -20,7 +21,7 @@ export function checkBitbakeLock(bd: BuildDir): Finding[] {
         severity: 'warning',
         message: `stale bitbake.lock, ${lock.detail}, and the owner of ${bd.topdir} cannot open it for writing: BitBake will stop with "Unable to acquire lock 'Permission denied'"`,
         file,
-        fix: `no server holds it: remove it as a user who may (e.g. sudo rm ${file})`,
+        fix: `no server holds it: remove it as a user who may (e.g. ${renderShellCommand(['sudo', 'rm', file])})`,
       },
     ];
   }

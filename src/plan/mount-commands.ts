@@ -17,13 +17,32 @@ export interface MountSpec {
 }
 
 /**
- * The tmpfs source name of one build: `rambake-` and 8 hex digits of sha1(TOPDIR). Only apply
+ * The tmpfs source name of one build: `rambake-` and 16 hex digits of sha1(TOPDIR). Only apply
  * mounts with it, and revert unmounts nothing else, whatever state.json (a file in the
- * user-writable build directory) says.
+ * user-writable build directory) says. 16 digits (64 bits), not 8: with 8, a user could try
+ * names for a build directory of their own until one shares another build's name (2^32 sha1s,
+ * minutes on a laptop) and point their state.json at that build's tmpfs; 2^64 is out of reach.
  */
 export function tmpfsSourceName(topdir: string): string {
-  return `rambake-${createHash('sha1').update(topdir).digest('hex').slice(0, 8)}`;
+  return `rambake-${sha1Hex(topdir).slice(0, 16)}`;
 }
+
+/**
+ * The name rambake gave the same tmpfs before the id was lengthened: the first 8 of the same
+ * 16 digits. revert still unmounts a tmpfs mounted under it, but only at this build's own
+ * default path (revert-trust.ts), since another build directory can be made to share it.
+ */
+export function legacyTmpfsSourceName(topdir: string): string {
+  return `rambake-${sha1Hex(topdir).slice(0, 8)}`;
+}
+
+const sha1Hex = (text: string) => createHash('sha1').update(text).digest('hex');
+
+/**
+ * The folder of the tmpfs when the plan has no --path (scope tmpdir): `${TOPDIR}/tmp-ram`,
+ * as sizing.ts's mountPath chooses it.
+ */
+export const DEFAULT_MOUNT_FOLDER = 'tmp-ram';
 
 /** Refuses what must never be mounted: relative paths, noexec (BitBake runs native tools from TMPDIR). */
 export function checkMountSpec(spec: MountSpec): void {

@@ -19,6 +19,7 @@
 
 import { readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { RefusedFileError, readTextSync } from './read-file.js';
 
 export type LockStateName = 'none' | 'held' | 'stale';
 
@@ -197,10 +198,10 @@ export function lockHeld(topdir: string): boolean {
   // A live BitBake named in the file means held whatever the table says (decideLockState), so
   // it is asked first: reading /proc/locks took ~8 ms on a host with many locks, 4 % of a core
   // for a watcher asking every 200 ms (bench/watch.ts, real pace).
-  const pid = parseLockPid(readText(join(topdir, LOCK_NAME)));
+  const pid = parseLockPid(readText(join(topdir, LOCK_NAME), false));
   const named = pid === undefined ? undefined : readProcess(pid);
   if (named?.alive && named.argv && bitbakeProgram(named.argv) !== undefined) return true;
-  return decideLockState(gatherEvidence(topdir, false)).state === 'held';
+  return decideLockState(gatherEvidence(topdir, false, false)).state === 'held';
 }
 
 /** Polls until no server holds the lock (none or stale) or the time is up; the last state. */
@@ -217,11 +218,11 @@ export async function waitForLockRelease(
   }
 }
 
-function gatherEvidence(topdir: string, full: boolean): LockEvidence {
+function gatherEvidence(topdir: string, full: boolean, strict = true): LockEvidence {
   const file = join(topdir, LOCK_NAME);
   const st = statSync(file, { bigint: true, throwIfNoEntry: false });
   if (!st) return { exists: false };
-  const text = readText(file);
+  const text = readText(file, strict);
   const table = readProcLocks();
   const locks = table && locksOnFile(table, st.dev, st.ino);
   if (!full && locks && locks.length > 0) return { exists: true, text, locks };
@@ -235,10 +236,16 @@ function gatherEvidence(topdir: string, full: boolean): LockEvidence {
   };
 }
 
-function readText(file: string): string {
+/**
+ * The file's text, through the bounded reader: TOPDIR is user-writable, and a FIFO there would
+ * block the read for ever (status, doctor), /dev/zero never end. Such a file is refused with
+ * one line (`strict`), or, for a poller that must not stop (the watcher), read as empty.
+ */
+function readText(file: string, strict: boolean): string {
   try {
-    return readFileSync(file, 'utf8');
-  } catch {
+    return readTextSync(file, 'state') ?? '';
+  } catch (err) {
+    if (strict && err instanceof RefusedFileError) throw err;
     return ''; // unreadable: decided by the lock table alone
   }
 }

@@ -3,8 +3,7 @@
 
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { openCheckedStream } from '../system/read-file.js';
+import { readLines } from '../bitbake/lines.js';
 import { summarizeTimeline } from './summary.js';
 import { timelineLineProblem } from './timeline-check.js';
 import type {
@@ -98,6 +97,18 @@ export class TimelineAccumulator {
     else this.skipped.push({ lineNo: this.lineNo, text: raw, why });
   }
 
+  /** A line too long to hold (never one rambake writes): skipped and reported like a torn one. */
+  addTooLong(maxBytes: number): void {
+    this.lineNo++;
+    const size = maxBytes % MiB === 0 ? `${maxBytes / MiB} MiB` : `${maxBytes} bytes`;
+    this.skipped.push({ lineNo: this.lineNo, text: '', why: `a line longer than ${size}` });
+  }
+
+  /** Lines seen so far (the next line's number is one more). */
+  get linesSeen(): number {
+    return this.lineNo;
+  }
+
   finish(): Timeline {
     const timeline: Timeline = {
       events: [],
@@ -126,13 +137,35 @@ export function parseTimeline(text: string): Timeline {
   return acc.finish();
 }
 
-/** Streams the file through the checked reader (a FIFO or /dev/zero named as a run is refused). */
-export async function readTimeline(path: string): Promise<Timeline> {
+const MiB = 1024 * 1024;
+
+/**
+ * The longest timeline line read. rambake's own lines are far shorter (a sample holds about 60
+ * bytes a work dir: 16 MiB would be 250,000 of them); a longer one — a file of no newlines, 1 GB
+ * of it — is skipped without being held, where a line reader gathers it into one string and
+ * crashes (RangeError: Invalid string length).
+ */
+export const TIMELINE_MAX_LINE_BYTES = 16 * MiB;
+
+/**
+ * Streams the file through the checked reader (a FIFO or /dev/zero named as a run is refused),
+ * one line at a time in bounded memory (bitbake/lines.ts): an over-long line is skipped.
+ */
+export async function readTimeline(path: string, opts: { maxLineBytes?: number } = {}): Promise<Timeline> {
+  const maxLineBytes = opts.maxLineBytes ?? TIMELINE_MAX_LINE_BYTES;
   const acc = new TimelineAccumulator();
-  const lines = createInterface({
-    input: (await openCheckedStream(path)).setEncoding('utf8'),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
-  for await (const raw of lines) acc.add(raw);
+  // The splitter numbers every line and drops the long ones unseen: a gap in the numbers is one.
+  const catchUp = (lineNo: number) => {
+    while (acc.linesSeen < lineNo) acc.addTooLong(maxLineBytes);
+  };
+  const read = await readLines(
+    path,
+    (raw, lineNo) => {
+      catchUp(lineNo - 1);
+      acc.add(raw);
+    },
+    { maxLineBytes },
+  );
+  catchUp(read.lines);
   return acc.finish();
 }

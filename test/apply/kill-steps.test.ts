@@ -56,7 +56,11 @@ function newBuild(localLink: boolean): Build {
     renameSync(join(ex.topdir, 'conf', 'local.conf'), join(ex.root, 'shared-local.conf'));
     symlinkSync('../../shared-local.conf', join(ex.topdir, 'conf', 'local.conf'));
   }
-  const b = { root: ex.root, topdir: ex.topdir, ram: join(ex.root, 'ram'), cleanup: ex.cleanup };
+  // The plan's own mount point, ${TOPDIR}/tmp-ram: a folder apply made there is removed by the
+  // next revert even when a kill came before the mount (or after the umount). At any other
+  // --path, revert leaves an empty folder it cannot tell from someone else's (state.json is
+  // user-writable) and says so: test/security/revert-scope.test.ts.
+  const b = { root: ex.root, topdir: ex.topdir, ram: join(ex.topdir, 'tmp-ram'), cleanup: ex.cleanup };
   builds.push(b);
   return b;
 }

@@ -153,7 +153,7 @@ describe('scope and path', () => {
 
   it('mounts with a stable unique source and never noexec', () => {
     const p = plan({ ram: 64 * GiB, cpus: 8 });
-    expect(p.mount.source).toMatch(/^rambake-[0-9a-f]{8}$/);
+    expect(p.mount.source).toMatch(/^rambake-[0-9a-f]{16}$/);
     expect(plan({ ram: 16 * GiB, cpus: 2 }).mount.source).toBe(p.mount.source);
     expect(p.mount.options).toEqual([
       'size=28g',

@@ -4,14 +4,18 @@
 // must arrive unchanged and nothing else may run.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { collectReport } from '../../src/analyze/report-read.js';
+import type { BuildDir } from '../../src/bitbake/builddir-types.js';
+import { checkBitbakeLock } from '../../src/doctor/check-lock.js';
 import { renderBitbakeCommand, renderRunStepsCommand } from '../../src/plan/mount-commands.js';
 import { renderSteps } from '../../src/report/steps.js';
 import { makeColors } from '../../src/text/format.js';
 import { renderShellCommand } from '../../src/text/shell.js';
 import { tempDir } from '../helpers/exec.js';
+import { buildWithRun, confOnly } from '../report/helpers.js';
 
 const canary = join(tempDir('rambake-canary-').path, 'pwned');
 
@@ -80,6 +84,61 @@ describe('printed commands survive pasting', () => {
     expect(paste(run)).toEqual([
       ['rambake', 'run', `--steps=${evil}`, '--', 'bitbake', 'core-image-minimal'],
     ]);
+    expect(existsSync(canary)).toBe(false);
+  });
+});
+
+describe('commands in findings, with words from data', () => {
+  it('report: the steps-giant line of a run that recorded no command quotes the recipe names', async () => {
+    const b = buildWithRun('tmpfs-run-kernel-peak');
+    try {
+      // A work dir (recipe) named to run a command when pasted; `/` cannot be in a folder name.
+      const evil = '$(touch${IFS}pwned)';
+      const run = join(b.topdir, 'rambake', 'runs', '20251130-142600.jsonl');
+      const lines = readFileSync(run, 'utf8').replaceAll('linux-yocto', evil).trimEnd().split('\n');
+      const edited = lines.map((l) => {
+        const v = JSON.parse(l) as Record<string, unknown>;
+        if (v.type === 'header') delete v.command;
+        return JSON.stringify(v);
+      });
+      writeFileSync(run, `${edited.join('\n')}\n`);
+      const r = await collectReport(confOnly(b.topdir), { plan: false });
+      const giant = r.recommendations.filter((x) => x.rule === 'steps-giant').at(-1)!;
+      expect(giant.text).toContain('followed by the bitbake command (this run recorded none)');
+      const line = giant.text.slice(giant.text.indexOf('rambake run'), giant.text.indexOf(' followed by'));
+      expect(line).toBe(`rambake run '--steps=${evil},gcc-cross-x86_64' --`);
+      const cwd = tempDir('rambake-paste-');
+      try {
+        expect(
+          execFileSync('sh', ['-c', `rambake() { printf '<%s>' "$@"; }\n${line}\n`], {
+            cwd: cwd.path,
+            encoding: 'utf8',
+          }),
+        ).toBe(`<run><--steps=${evil},gcc-cross-x86_64><-->`);
+        expect(existsSync(join(cwd.path, 'pwned'))).toBe(false);
+      } finally {
+        cwd.cleanup();
+      }
+    } finally {
+      b.cleanup();
+    }
+  });
+
+  it('doctor: the `sudo rm` of a stale bitbake.lock quotes the path', () => {
+    rmSync(canary, { force: true });
+    const topdir = `/home/x/it's $(touch\${IFS}${canary}) \`b\``;
+    const bd = {
+      topdir,
+      bitbakeLock: { state: 'stale', detail: 'pid 4242 gone', ownerCanOpen: false },
+    } as unknown as BuildDir;
+    const [finding] = checkBitbakeLock(bd);
+    const file = join(topdir, 'bitbake.lock');
+    const command = renderShellCommand(['sudo', 'rm', file]);
+    expect(finding!.fix).toBe(`no server holds it: remove it as a user who may (e.g. ${command})`);
+    const out = execFileSync('sh', ['-c', `sudo() { printf '<%s>' "$@"; }\n${command}\n`], {
+      encoding: 'utf8',
+    });
+    expect(out).toBe(`<rm><${file}>`);
     expect(existsSync(canary)).toBe(false);
   });
 });

@@ -112,7 +112,7 @@ describe(`revert as root against a real foreign tmpfs${ROOT_REASON}`, () => {
       writeState({ mount: { path: other, source: tmpfsSourceName(ex.topdir), createdFolder: false } });
       const r = await revert();
       expect(r.stderr.split('\n')[0]).toMatch(
-        /someone-else is tmpfs tmpfs, not this build's tmpfs rambake-[0-9a-f]{8}: refused/,
+        /someone-else is tmpfs tmpfs, not this build's tmpfs rambake-[0-9a-f]{16}: refused/,
       );
       expect(r.exitCode).toBe(2);
       expect(readFileSync(join(other, 'precious'), 'utf8')).toBe('data');

@@ -172,3 +172,23 @@ describe('status on hostile conf trees: one line, exit 2, no hang', () => {
     });
   }
 });
+
+describe('TOPDIR/bitbake.lock that is not a regular file: one line, exit 2, no hang', () => {
+  const locks: [string, (file: string) => void, RegExp][] = [
+    ['a FIFO', (f) => mkfifo(f), /bitbake\.lock: a FIFO, not a regular file/],
+    ['a link to /dev/zero', (f) => symlinkSync('/dev/zero', f), /bitbake\.lock: a character device/],
+  ];
+  for (const [what, make, message] of locks) {
+    for (const command of ['status', 'doctor']) {
+      it(`${command} with ${what} as bitbake.lock`, async () => {
+        const build = copyHostile('plain-build');
+        disposers.push(build.cleanup);
+        make(join(build.topdir, 'bitbake.lock'));
+        const r = await runRambake([command, '--build-dir', build.topdir], { timeout: 20_000 });
+        expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+        expect(r.stderr).toMatch(message);
+        expect(r.exitCode).toBe(2);
+      });
+    }
+  }
+});

@@ -1,6 +1,7 @@
 // parseConf: the text of one .conf file → statements with file:line, and what BitBake would say
 // about the lines it refuses. Pure: no file system, no evaluation.
 
+import { basename } from 'node:path';
 import { parseAssignment } from './assignment.js';
 import { splitBBItems } from './bb-lines.js';
 import { splitLogicalLines } from './lines.js';
@@ -13,6 +14,8 @@ export interface ParsedConf {
 }
 
 const ASSIGN_FORM = 'NAME = "value"';
+/** U+FEFF as a UTF-8 file's first character (bytes EF BB BF). */
+const BOM = '\ufeff';
 const EXCERPT_MAX = 80;
 
 // Other statement forms, each tried on the whole logical line.
@@ -47,6 +50,17 @@ export function parseConf(text: string, file: string): ParsedConf {
       message: 'not a conf file: it holds NUL bytes (binary data)',
       file,
       expected: 'a text file of BitBake assignments',
+    });
+    return { statements, diagnostics };
+  }
+  if (text.startsWith(BOM)) {
+    // BitBake 2.15.2 reads the BOM as part of the first line and stops there ("ParseError at
+    // local.conf:1: unparsed line: '\ufeff# …'"), whatever follows it: checked with `bitbake -e`.
+    diagnostics.push({
+      severity: 'error',
+      code: 'utf8-bom',
+      message: `a UTF-8 byte-order mark (BOM) at the start of ${basename(file)}: BitBake refuses it; save the file without BOM`,
+      file,
     });
     return { statements, diagnostics };
   }
