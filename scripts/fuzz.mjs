@@ -1,12 +1,13 @@
 // `npm run fuzz`: the fuzzing suite for developers, longer than CI's run (test/fuzz/fuzz.test.ts).
-//   npm run fuzz -- [--seed N] [--count N] [--jobs N] [--timeout MS] [--memory MB] [--keep DIR] [--case I,...]
+//   npm run fuzz -- [--seed N] [--count N] [--jobs N] [--timeout MS] [--memory MB] [--address-space MB] [--keep DIR] [--case I,...]
+// --memory is V8's heap limit; --address-space the hard cap of each case (prlimit --as).
 // Prints each failing case with the command that reproduces it; --keep copies each failing
 // case's tree (and case.json) into DIR, to become a named fixture under test/fixtures/fuzz-*/.
 // Exit 1 when any case hung or crashed.
 
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { describeFailure, fuzz, summary } from '../test/fuzz/fuzzer.ts';
+import { ADDRESS_SPACE_MB, describeFailure, fuzz, summary } from '../test/fuzz/fuzzer.ts';
 
 const { values } = parseArgs({
   options: {
@@ -15,6 +16,7 @@ const { values } = parseArgs({
     jobs: { type: 'string', default: String(availableParallelism()) },
     timeout: { type: 'string', default: '30000' },
     memory: { type: 'string', default: '256' },
+    'address-space': { type: 'string', default: String(ADDRESS_SPACE_MB) },
     keep: { type: 'string' },
     case: { type: 'string' },
   },
@@ -29,6 +31,7 @@ const counts = await fuzz({
   ...(only ? { only } : {}),
   timeoutMs: Number(values.timeout),
   memoryMb: Number(values.memory),
+  addressSpaceMb: Number(values['address-space']),
   jobs: Number(values.jobs),
   ...(values.keep ? { keep: values.keep } : {}),
   onCase: (c, o) => {

@@ -1,23 +1,26 @@
 // Every defect the fuzzer found, kept as a named fixture: test/fixtures/fuzz-<name>/fixture.json
-// says what was wrong (`defect`), which files to lay over the fuzz base tree (`files/`) or to
-// replace by something that is not a regular file (`special`: fifo, dir, remove, link:<target>),
-// what to run and the exit code (or codes) and stderr expected now. Each runs the built CLI as the fuzzer
-// does (time limit, memory cap). Needs `npm run build` (dist/).
+// says what was wrong (`defect`), which files to lay over the fuzz base tree (`files/`), text to
+// add at the end of a base file (`append`), or files to replace by something that is not a
+// regular file (`special`: fifo, dir, remove, link:<target>, link:.self for a loop), what to run
+// and the exit code (or codes) and stderr expected now; an exit 2 is one message line (and its
+// hint). Each runs the built CLI as the fuzzer does (time limit, memory cap). Needs `npm run
+// build` (dist/).
 
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/exec.js';
 import { type Case, makeBase, place } from './cases.js';
-import { runCase, saveScan } from './fuzzer.js';
+import { ADDRESS_SPACE_MB, assertPrlimit, runCase, saveScan } from './fuzzer.js';
 import type { Replacement } from './mutate-bytes.js';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures');
-const LIMITS = { timeoutMs: 20_000, memoryMb: 256 };
+const LIMITS = { timeoutMs: 20_000, memoryMb: 256, addressSpaceMb: ADDRESS_SPACE_MB };
 
 interface Fixture {
   defect: string;
+  append?: Record<string, string>;
   special?: Record<string, string>;
   args: string[];
   json?: boolean;
@@ -39,6 +42,7 @@ describe('fuzz regressions (test/fixtures/fuzz-*)', () => {
   let work = '';
   let base = '';
   beforeAll(async () => {
+    assertPrlimit();
     work = mkdtempSync(join(tmpdir(), 'rambake-fuzz-regressions-'));
     base = join(work, 'base');
     makeBase(base);
@@ -55,6 +59,7 @@ describe('fuzz regressions (test/fixtures/fuzz-*)', () => {
       cpSync(base, root, { recursive: true, verbatimSymlinks: true });
       const files = join(FIXTURES, name, 'files');
       if (existsSync(files)) cpSync(files, root, { recursive: true, verbatimSymlinks: true });
+      for (const [rel, text] of Object.entries(fixture.append ?? {})) appendFileSync(join(root, rel), text);
       for (const [rel, what] of Object.entries(fixture.special ?? {})) place(join(root, rel), special(what));
       const c: Case = {
         index: -1,
@@ -67,8 +72,15 @@ describe('fuzz regressions (test/fixtures/fuzz-*)', () => {
       const o = await runCase(c, root, LIMITS);
       expect(o.verdict, `${o.why ?? ''}\n${o.stderr}`).toBe('ok');
       expect([fixture.exit].flat(), o.stderr).toContain(o.exitCode);
-      if (fixture.stderr) expect(o.stderr).toMatch(new RegExp(fixture.stderr));
-      if (fixture.exit === 2) expect(o.stderr.trim().split('\n')[0]).toMatch(/^rambake: /);
+      if (fixture.stderr) expect(o.stderr.trimEnd()).toMatch(new RegExp(fixture.stderr));
+      if (fixture.exit === 2) {
+        const [first, ...rest] = o.stderr.trimEnd().split('\n');
+        expect(first).toMatch(/^rambake: /);
+        expect(
+          rest.filter((l) => !l.startsWith('  hint: ')),
+          o.stderr,
+        ).toEqual([]);
+      }
     }, 60_000);
   }
 });
