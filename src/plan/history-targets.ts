@@ -22,12 +22,15 @@ function stampMs(name: string): number | undefined {
 }
 
 /**
- * BB_CMDLINE as an argv: BitBake stores a Python list, which the event log writes as a JSON
- * array (read back as its JSON text).
- *   '["/srv/poky/bitbake/bin/bitbake", "tiny-target"]' → ['/srv/poky/bitbake/bin/bitbake', 'tiny-target']
+ * BB_CMDLINE as an argv. The cooker sets it to a Python list and writes the event log's
+ * variables as `str(v)` (cooker.py getAllKeysWithFlags), so the real value is the list's repr;
+ * a JSON array and a plain string of words are read too.
+ *   "['/srv/poky/bitbake/bin/bitbake', 'tiny-target']" → ['/srv/poky/bitbake/bin/bitbake', 'tiny-target']
  */
 export function parseCmdline(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
+  const repr = parsePythonStrList(value);
+  if (repr) return repr;
   try {
     const v: unknown = JSON.parse(value);
     if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
@@ -37,11 +40,37 @@ export function parseCmdline(value: string | undefined): string[] | undefined {
   return value.split(/\s+/).filter((w) => w !== '');
 }
 
+/** Python's repr of a list of str (`['a', "b'c", 'd\\e']`); undefined for anything else. */
+function parsePythonStrList(value: string): string[] | undefined {
+  const text = value.trim();
+  if (!text.startsWith('[') || !text.endsWith(']')) return undefined;
+  const item = /\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\s*(,|$)/y;
+  const inner = text.slice(1, -1);
+  const out: string[] = [];
+  item.lastIndex = 0;
+  while (item.lastIndex < inner.length) {
+    const m = item.exec(inner);
+    if (!m) return undefined;
+    out.push(unescapePython(m[1] ?? m[2] ?? ''));
+    if (m[3] === '') break;
+  }
+  return item.lastIndex >= inner.trimEnd().length ? out : undefined;
+}
+
+const PY_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"' };
+
+function unescapePython(s: string): string {
+  return s.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)/g, (all, e: string) => {
+    if (e.length > 1) return String.fromCharCode(Number.parseInt(e.slice(1), 16));
+    return PY_ESCAPES[e] ?? all;
+  });
+}
+
 /** The targets of buildstats build `buildName` from the event log that names it; undefined when none does. */
 export async function buildTargetsFromEventLogs(
   logDirs: readonly string[],
   buildName: string,
-): Promise<{ targets: string[]; file: string } | undefined> {
+): Promise<{ targets: string[]; from: string; command: string[] } | undefined> {
   const at = stampMs(buildName);
   if (at === undefined) return undefined;
   for (const logDir of logDirs) {
@@ -54,8 +83,9 @@ export async function buildTargetsFromEventLogs(
     for (const name of names.reverse()) {
       const vars = await readAllVariables(join(dir, name)).catch(() => undefined);
       if (!vars || vars.BUILDNAME?.v !== buildName) continue;
-      const targets = commandTargets(parseCmdline(vars.BB_CMDLINE?.v));
-      if (targets.length > 0) return { targets, file: join(dir, name) };
+      const command = parseCmdline(vars.BB_CMDLINE?.v) ?? [];
+      const targets = commandTargets(command);
+      if (targets.length > 0) return { targets, from: join(dir, name), command };
     }
   }
   return undefined;

@@ -168,7 +168,9 @@ export async function readHistory(bd: BuildDir, opts: HistoryOptions = {}): Prom
     const spans = history.times.spans.length > 0 ? history.times.spans : run.spans;
     if (run.samples.length >= 2) history.footprint = await recordedFootprint(bd, run, spans);
     else history.notes.push(`the recorded run ${run.file} has no usage samples`);
-    if (run.targets.length > 0) history.builtTargets = { targets: run.targets, from: run.file };
+    const command = run.header?.steps?.at(-1) ?? run.header?.command;
+    if (run.targets.length > 0)
+      history.builtTargets = { targets: run.targets, from: run.file, ...(command ? { command } : {}) };
   } else {
     history.notes.push(
       `no recorded run under ${runsDir(bd.topdir)} (record one with rambake run -- bitbake TARGET)`,
@@ -178,7 +180,7 @@ export async function readHistory(bd: BuildDir, opts: HistoryOptions = {}): Prom
       history.times = taskTimesOf([build]);
       const logDirs = consoleLogRoots(bd);
       const found = await buildTargetsFromEventLogs(logDirs, build.name);
-      if (found) history.builtTargets = { targets: found.targets, from: found.file };
+      if (found) history.builtTargets = found;
     }
   }
   return history;

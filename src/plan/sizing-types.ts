@@ -60,7 +60,7 @@ export interface History {
   times: TaskTimes;
   footprint?: Footprint;
   /** The targets of the measured build (`times`): the recorded command, or BB_CMDLINE in its event log. */
-  builtTargets?: { targets: string[]; from: string };
+  builtTargets?: { targets: string[]; from: string; command?: string[] };
   /** The newest buildstats build: where it lives and whether it completed without a failed task. */
   newestBuild?: { name: string; dir: string; completed: boolean };
   notes: string[];

@@ -1,8 +1,11 @@
 // The one task graph of `steps` and `plan --predict`: `bitbake -g TARGET…` when BitBake is on
-// PATH and no build holds the server, else the task events of the newest recorded run, else
-// the buildstats of the builds it covered (or, without a run, of the newest build that ran the
-// targets); steps-tasks.ts turns each into simulation tasks. A target BitBake does not know, or one the build never ran, is a usage
-// error (exit 2).
+// PATH and no build holds the server, else the task events of the newest recorded run that
+// covers the targets, else the buildstats of the builds the newest run covered (or, without a
+// run, of the newest build that ran the targets); steps-tasks.ts turns each into simulation
+// tasks. A measured build covers targets only when it was a whole build of them
+// (steps-cover.ts): one of other targets cannot say what they need, so it does not answer. A
+// target BitBake does not know, or that no source covers, is a usage error (exit 2) saying
+// what to do.
 //
 // `bitbake -g` runs in a private temp folder: its server writes pn-buildlist, task-depends.dot
 // (and pyshtables.py when BitBake's own lib/bb/pysh is not writable) into the folder bitbake was
@@ -27,6 +30,7 @@ import { UsageError } from '../errors.js';
 import { waitForLockRelease } from '../system/bitbake-lock.js';
 import type { SimTask } from './peak.js';
 import type { History } from './sizing-types.js';
+import { measuredBuilds, measuredSpans, refusal, uncovered } from './steps-cover.js';
 import { buildStarts, recipeDeps, simTasksFromDot, simTasksFromSpans } from './steps-tasks.js';
 
 export type GraphSource = 'task-depends.dot' | 'recorded' | 'buildstats' | 'none';
@@ -118,7 +122,13 @@ export async function loadTaskGraph(
   opts: { bitbakeGraph?: boolean; env?: NodeJS.ProcessEnv } = {},
 ): Promise<TaskGraph> {
   const notes: string[] = [];
-  const starts = buildStarts(measuredSpans(history));
+  // A measured build answers only for targets it covers (uncovered()): the newest recorded run
+  // that does, else the buildstats history read. One that does not would give a graph without
+  // their prerequisites (no step where bitbake -g names some), so it is passed over.
+  const builds = measuredBuilds(history);
+  const cover = builds.find((b) => uncovered(b, targets) === undefined);
+  // Ties go by the covering build's starts whatever the source, so every source orders alike.
+  const starts = buildStarts(cover?.startSpans ?? measuredSpans(history));
   const dep = opts.bitbakeGraph === false ? undefined : await generateDepGraph(bd, targets, notes, opts.env);
   if (dep) {
     const tasks = simTasksFromDot(dep, history);
@@ -132,58 +142,21 @@ export async function loadTaskGraph(
       notes,
     };
   }
-  // The recorded run's own task events, else BitBake's buildstats of the build.
-  const runSpans = history.run?.spans ?? [];
-  const source: GraphSource =
-    runSpans.length > 0 ? 'recorded' : history.times.spans.length > 0 ? 'buildstats' : 'none';
-  const spans = source === 'recorded' ? runSpans : history.times.spans;
-  const ran = new Set(spans.map((s) => s.pn));
-  const where =
-    source === 'recorded'
-      ? `the recorded run ${history.run?.file}`
-      : `buildstats ${history.times.builds.join(', ')}`;
-  if (source === 'none') {
+  if (builds.length === 0) {
     notes.push('no bitbake -g, no recorded run and no buildstats: the task graph is unknown');
-    return { source, targets: [...targets], tasks: new Map(), pns: [], deps: new Map(), starts, notes };
+    return {
+      source: 'none',
+      targets: [...targets],
+      tasks: new Map(),
+      pns: [],
+      deps: new Map(),
+      starts,
+      notes,
+    };
   }
-  const missing = targets.filter((t) => !ran.has(t));
-  if (missing.length > 0)
-    throw new UsageError(
-      `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in the build: ${where} ran no task of ${missing.length === 1 ? 'it' : 'them'} (${ran.size} recipes)`,
-    );
-  const pns = neededRecipes(history, targets, spans, notes, where);
-  const kept = spans.filter((s) => pns.includes(s.pn));
-  const tasks = simTasksFromSpans(kept, targets, history.footprint?.bytes);
-  return { source, targets: [...targets], tasks, pns, deps: new Map(), starts, notes };
-}
-
-/** The spans of the measured build: BitBake's buildstats, else the watcher's task events. */
-function measuredSpans(history: History): History['times']['spans'] {
-  if (history.times.spans.length > 0) return history.times.spans;
-  return history.run?.spans ?? [];
-}
-
-/**
- * Which recipes of a measured build the targets need. The build's own targets are known from
- * the recorded command, or from BB_CMDLINE in the event log of a buildstats build: when they
- * are all among those asked about, every recipe it ran was needed. Otherwise which recipes the
- * targets need is not known, and none is placed before them (a note says why).
- */
-function neededRecipes(
-  history: History,
-  targets: readonly string[],
-  spans: History['times']['spans'],
-  notes: string[],
-  where: string,
-): string[] {
-  const order = [...new Set([...spans].sort((a, b) => a.start - b.start).map((s) => s.pn))];
-  const built = history.builtTargets;
-  if (built?.targets.every((t) => targets.includes(t))) return order;
-  const asked = targets.join(' ');
-  notes.push(
-    built
-      ? `${where} built ${built.targets.join(' ')} (${built.from}): which of its recipes ${asked} needs is not known without bitbake -g, so no recipe is placed before it`
-      : `${where}: its targets are not known (no event log names it), so no recipe is placed before ${asked} without bitbake -g`,
-  );
-  return order.filter((pn) => targets.includes(pn));
+  if (!cover) throw new UsageError(refusal(targets, builds));
+  for (const b of builds.slice(0, builds.indexOf(cover))) notes.push(`${uncovered(b, targets)}: passed over`);
+  const pns = [...new Set([...cover.spans].sort((x, y) => x.start - y.start).map((s) => s.pn))];
+  const tasks = simTasksFromSpans(cover.spans, targets, history.footprint?.bytes);
+  return { source: cover.source, targets: [...targets], tasks, pns, deps: new Map(), starts, notes };
 }

@@ -8,6 +8,7 @@ import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { UsageError } from '../errors.js';
 import { commandTargets } from '../timeline/timeline-runs.js';
 import { readHistory, recipeWorkdirPeaks } from './history.js';
+import { renderBitbakeCommand } from './mount-commands.js';
 import { planFor } from './sizing.js';
 import type { History } from './sizing-types.js';
 import { type GraphSource, loadTaskGraph, type TaskGraph } from './steps-graph.js';
@@ -185,6 +186,13 @@ export async function proposeSteps(
 ): Promise<StepsProposal> {
   if (targets.length === 0) throw new UsageError('steps needs a target', 'rambake steps <target>…');
   const g = await loadGraphAndHistory(load, targets, opts);
+  // Without any graph no recipe of the targets is known, so no answer can be given for them.
+  if (g.graph.source === 'none') {
+    const noDot = g.graph.notes[0]?.replace(/: the task graph comes from the recorded run instead$/, '');
+    throw new UsageError(
+      `no task graph for ${targets.join(' ')} (${noDot ?? 'bitbake -g not asked'}; no recorded run, no buildstats): with bitbake on PATH (source oe-init-build-env) bitbake -g gives it; or record a build: rambake run -- ${renderBitbakeCommand(targets)}`,
+    );
+  }
   const sizes = recipePeaks(g.history);
   const { steps, reasons } = chooseSteps({
     targets,

@@ -5,11 +5,8 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerSteps } from '../../src/cli/steps.js';
-import { makePlan } from '../../src/plan/sizing.js';
 import { proposeSteps } from '../../src/plan/steps.js';
-import { renderSteps } from '../../src/report/steps.js';
-import { makeColors } from '../../src/text/format.js';
-import { copyExample, FAKE_BIN } from '../helpers/exec.js';
+import { copyExample, FAKE_BIN, runRambake } from '../helpers/exec.js';
 
 const envFor = (topdir: string) => ({
   PATH: `${FAKE_BIN}:${process.env.PATH ?? '/usr/bin:/bin'}`,
@@ -36,34 +33,25 @@ describe('steps on the fake small build', () => {
     expect(fs.existsSync(path.join(ex.topdir, 'tmp'))).toBe(false);
   });
 
-  it('without bitbake, a run or buildstats: says the graph is unknown, and agrees with plan on whether steps are needed', async () => {
+  it('without bitbake, a run or buildstats: no graph, so no answer: one line naming the target and what to do, exit 2', async () => {
     const ex = copyExample();
     cleanup = ex.cleanup;
-    const p = await proposeSteps(
-      {
-        buildDir: ex.topdir,
-        env: { PATH: '/nonexistent', BUILDDIR: ex.topdir },
-        sources: { getvar: false, eventlog: false },
-      },
-      ['core-image-minimal'],
+    const load = {
+      buildDir: ex.topdir,
+      env: { PATH: '/nonexistent', BUILDDIR: ex.topdir },
+      sources: { getvar: false, eventlog: false },
+    };
+    await expect(proposeSteps(load, ['core-image-minimal'])).rejects.toThrow(
+      /^no task graph for core-image-minimal \(bitbake is not on PATH; no recorded run, no buildstats\): with bitbake on PATH .*rambake run -- bitbake core-image-minimal$/,
     );
-    expect(p.graph).toBe('none');
-    expect(p.notes.join('\n')).toMatch(/not on PATH/);
-    const plan = await makePlan(
-      {
-        buildDir: ex.topdir,
-        env: { PATH: '/nonexistent', BUILDDIR: ex.topdir },
-        sources: { getvar: false, eventlog: false },
-      },
-      { target: 'core-image-minimal' },
-    );
-    expect(p.needed).toBe(!plan.verdict.fits);
-    expect(p.why).toBe(plan.verdict.text);
-    const text = renderSteps(p, makeColors(false)).join('\n');
-    if (p.needed) {
-      expect(text).toMatch(/steps are needed|in \d+ steps/);
-      expect(text).not.toMatch(/no step needed/);
-    } else expect(text).toMatch(/no step needed|fits in one go/);
+    const r = await runRambake(['-B', ex.topdir, 'steps', 'core-image-minimal'], {
+      env: { PATH: '/usr/bin:/bin' },
+    });
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^rambake: no task graph for core-image-minimal .*bitbake on PATH/);
+    expect(r.stderr).not.toMatch(/no step needed/);
   });
 
   it('prints the JSON shape {schemaVersion, target, steps, reasons}', async () => {
