@@ -79,8 +79,8 @@ export async function diskHistoryBuild(): Promise<DiskHistoryResult> {
     freshTmpfs();
     const measuredOneGo = (await run([])).peak.bytes;
     freshTmpfs();
-    const measuredStepped = (await run(stepped.steps.length > 0 ? ['--steps', stepped.steps.join(',')] : [])).peak
-      .bytes;
+    const measuredStepped = (await run(stepped.steps.length > 0 ? ['--steps', stepped.steps.join(',')] : []))
+      .peak.bytes;
     return {
       trainedOnDisk,
       oneGo,
