@@ -5,6 +5,7 @@
 import { existsSync, promises as fsp, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
+import { findBuildDir } from '../bitbake/discover.js';
 import { RefusedError, UnsafeEditError, UnsafeMountError, UsageError } from '../errors.js';
 import { checkBlockLines, renderKasSnippet, unifiedDiff } from '../plan/managed-block.js';
 import {
@@ -31,6 +32,7 @@ import {
   acquireLock,
   BACKUP_SUFFIX,
   type BlockWrite,
+  CONF_LOCK_WAIT_MS,
   commitBlockWrite,
   readApplyState,
   removeApplyState,
@@ -61,6 +63,8 @@ export interface ApplyOptions {
   bitbake?: boolean;
   /** The environment BitBake and the conf reader see (default: this process's). */
   env?: NodeJS.ProcessEnv;
+  /** The caller (runApply) already holds the conf folder's lock. */
+  lockHeld?: boolean;
 }
 
 export interface ApplyReport {
@@ -145,6 +149,27 @@ export async function runApply(
   planOpts: PlanOptions,
   opts: ApplyOptions,
 ): Promise<ApplyReport & { verdict: RamPlan['verdict'] }> {
+  // apply's lock, taken before anything is read (conf files, state.json, history): a second
+  // apply or a revert waits, then plans from what this one left.
+  const topdir = findBuildDir({
+    ...(load.buildDir === undefined ? {} : { buildDir: load.buildDir }),
+    cwd: load.cwd ?? process.cwd(),
+    env: load.env ?? process.env,
+  }).topdir;
+  const writes = opts.dryRun !== true && opts.conf !== 'kas';
+  const lock = writes ? await acquireLock(join(topdir, 'conf'), { timeoutMs: CONF_LOCK_WAIT_MS }) : undefined;
+  try {
+    return await planAndApply(load, planOpts, { ...opts, lockHeld: lock !== undefined });
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function planAndApply(
+  load: LoadOptions,
+  planOpts: PlanOptions,
+  opts: ApplyOptions,
+): Promise<ApplyReport & { verdict: RamPlan['verdict'] }> {
   const bd = await loadBuildDirForPlan(load);
   const plan = await planFor(bd, planOpts, load.cwd);
   // The same verdict that makes `plan` exit 1 stops apply, unless the user chose the size.
@@ -190,9 +215,13 @@ export async function applyPlan(
   const argv = mountArgv(spec);
   const confFile = choice === 'kas' ? undefined : await chooseConfFile(bd, choice);
   checkBlockLines(plan.conf);
-  // Taken before anything is read, so two applies cannot both plan from the same old state.
-  // The build's own conf folder, whatever the block's file links to: revert takes the same one.
-  const lock = confFile === undefined || dryRun ? undefined : await acquireLock(join(bd.topdir, 'conf'));
+  // Taken before anything is read (runApply takes it before planning), so two applies cannot
+  // both plan from the same old state. The build's own conf folder, whatever the block's file
+  // links to: revert takes the same one.
+  const lock =
+    confFile === undefined || dryRun || opts.lockHeld
+      ? undefined
+      : await acquireLock(join(bd.topdir, 'conf'), { timeoutMs: CONF_LOCK_WAIT_MS });
   try {
     if (lock) await removeKilledTemps(bd.topdir, confFile);
     const previous = await readApplyState(bd.topdir);
@@ -205,7 +234,12 @@ export async function applyPlan(
     const settled =
       confFile === undefined
         ? undefined
-        : await settleBlock(bd, confFile, plan.conf, { force: opts.force, env });
+        : await settleBlock(bd, confFile, plan.conf, {
+            ...(opts.force === undefined ? {} : { force: opts.force }),
+            // A lone marker in the file state.json names is our block, damaged by hand.
+            expectBlock: previous?.conf?.file === confFile,
+            env,
+          });
     const planned = settled?.planned;
     const mounted = mountAt(await readMountinfo(), plan.tmpfs.path);
     const ours = mounted?.fstype === 'tmpfs' && mounted.source === plan.mount.source;
@@ -317,7 +351,10 @@ export async function applyPlan(
     let write: BlockWrite | undefined;
     if (planned?.changed && settled) {
       report.statePath = await writeApplyState(state);
-      write = await commitBlockWrite(planned.file, settled.lines, opts.force);
+      write = await commitBlockWrite(planned.file, settled.lines, {
+        ...(opts.force === undefined ? {} : { force: opts.force }),
+        expectBlock: previous?.conf?.file === confFile,
+      });
       if (write.backup) report.conf.backup = write.backup;
     }
     if (settled) {

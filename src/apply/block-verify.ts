@@ -29,7 +29,7 @@ import {
   type Winner,
   winnerOf,
 } from './block-effect.js';
-import { type BlockWrite, planBlockWrite } from './conf-write.js';
+import { type BlockWrite, type BlockWriteOptions, planBlockWrite } from './conf-write.js';
 
 export interface SettledBlock {
   lines: string[];
@@ -78,10 +78,14 @@ export async function settleBlock(
   bd: BuildDir,
   file: string,
   lines: readonly string[],
-  opts: { force?: boolean; env?: NodeJS.ProcessEnv } = {},
+  opts: BlockWriteOptions & { env?: NodeJS.ProcessEnv } = {},
 ): Promise<SettledBlock> {
   const env = opts.env ?? process.env;
-  let planned = await planBlockWrite(file, lines, opts.force);
+  const write: BlockWriteOptions = {
+    ...(opts.force === undefined ? {} : { force: opts.force }),
+    ...(opts.expectBlock === undefined ? {} : { expectBlock: opts.expectBlock }),
+  };
+  let planned = await planBlockWrite(file, lines, write);
   let effects = effectsOf(bd, file, planned.after, lines, env);
   const forced: Array<[string, string]> = [];
   let settled = [...lines];
@@ -92,7 +96,7 @@ export async function settleBlock(
       if (stronger) forced.push([line, stronger]);
       return stronger ?? line;
     });
-    planned = await planBlockWrite(file, settled, opts.force);
+    planned = await planBlockWrite(file, settled, write);
     effects = effectsOf(bd, file, planned.after, settled, env);
   }
   const lost = effects.find((e) => !e.ok);

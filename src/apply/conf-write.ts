@@ -67,6 +67,9 @@ export interface Lock {
  * file, then hard-linked into place, which fails if the lock exists — O_EXCL semantics without
  * a window where it is empty). A lock of a dead pid is taken over; a live one is waited for.
  */
+/** How long apply and revert wait for each other: the holder may be asking `bitbake -e`. */
+export const CONF_LOCK_WAIT_MS = 60_000;
+
 export async function acquireLock(
   dir: string,
   opts: { timeoutMs?: number; pollMs?: number } = {},
@@ -167,14 +170,21 @@ export interface BlockWrite {
   backupMade?: boolean;
 }
 
+export interface BlockWriteOptions {
+  /** Overwrite a hand-edited block, or one with damaged markers. */
+  force?: boolean;
+  /** state.json names this file: a lone begin or end marker there is a damaged block of ours. */
+  expectBlock?: boolean;
+}
+
 /** Reads the file and computes its new text (latin1 strings: one char per byte). */
 export async function planBlockWrite(
   file: string,
   lines: readonly string[],
-  force = false,
+  opts: BlockWriteOptions = {},
 ): Promise<BlockWrite> {
   const before = await readText(file, 'conf', 'latin1');
-  const edit = insertBlock(before ?? '', lines.map(toLatin1), { force });
+  const edit = insertBlock(before ?? '', lines.map(toLatin1), opts);
   return { file, before, after: edit.text, changed: edit.changed || before === undefined };
 }
 
@@ -182,11 +192,11 @@ export async function planBlockWrite(
 export async function writeManagedBlock(
   file: string,
   lines: readonly string[],
-  opts: { force?: boolean } = {},
+  opts: BlockWriteOptions = {},
 ): Promise<BlockWrite> {
   const lock = await acquireLock(dirname(file));
   try {
-    return await commitBlockWrite(file, lines, opts.force);
+    return await commitBlockWrite(file, lines, opts);
   } finally {
     await lock.release();
   }
@@ -196,9 +206,9 @@ export async function writeManagedBlock(
 export async function commitBlockWrite(
   file: string,
   lines: readonly string[],
-  force = false,
+  opts: BlockWriteOptions = {},
 ): Promise<BlockWrite> {
-  const write = await planBlockWrite(file, lines, force);
+  const write = await planBlockWrite(file, lines, opts);
   if (!write.changed) return write;
   const backup = write.before === undefined ? undefined : await backupOnce(file);
   await writeFileAtomic(file, Buffer.from(write.after, 'latin1'), { mode: 0o644 });

@@ -17,6 +17,7 @@ import { renderShellCommand } from '../text/shell.js';
 import {
   acquireLock,
   BACKUP_SUFFIX,
+  CONF_LOCK_WAIT_MS,
   readApplyState,
   removeApplyState,
   removeFileDurably,
@@ -88,7 +89,7 @@ async function findBlockFile(topdir: string, recorded: string | undefined): Prom
 export async function revertApply(topdir: string, opts: RevertOptions = {}): Promise<RevertReport> {
   // apply's lock, taken before anything is read: an apply running now finishes first, and the
   // state and conf read here are the ones it left.
-  const lock = await acquireLock(join(topdir, 'conf'));
+  const lock = await acquireLock(join(topdir, 'conf'), { timeoutMs: CONF_LOCK_WAIT_MS });
   try {
     return await revertLocked(topdir, opts);
   } finally {

@@ -75,3 +75,30 @@ describe('revert after a marker was edited by hand (CLI)', () => {
     });
   }
 });
+
+describe('apply again after a marker was edited by hand (CLI)', () => {
+  let ex: ReturnType<typeof copyExample>;
+  beforeEach(() => {
+    ex = copyExample();
+  });
+  afterEach(() => {
+    const ram = join(ex.topdir, 'tmp-ram');
+    if (readFileSync('/proc/self/mountinfo', 'utf8').includes(` ${ram} `))
+      execFileSync('umount', ['-l', ram]);
+    ex.cleanup();
+  });
+
+  // Without the check the second apply appended a new block after the damaged one: revert then
+  // cut the new one and left the old TMPDIR line.
+  it('end marker deleted: the second apply refuses and changes nothing', async () => {
+    const args = ['apply', '-B', ex.topdir, '--no-bitbake', '--size', '64M', '--force'];
+    expect((await runRambake(args)).exitCode).toBe(0);
+    const auto = join(ex.topdir, 'conf', 'auto.conf');
+    const damaged = readFileSync(auto, 'utf8').replace(/^# <<< rambake managed block .*\n/m, '');
+    writeFileSync(auto, damaged);
+    const again = await runRambake(['apply', '-B', ex.topdir, '--no-bitbake', '--size', '64M']);
+    expect(again.stderr.split('\n')[0]).toMatch(/a begin marker without its end marker/);
+    expect(again.exitCode).toBe(1);
+    expect(readFileSync(auto, 'utf8')).toBe(damaged);
+  });
+});
