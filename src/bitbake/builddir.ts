@@ -265,6 +265,11 @@ function fillDefaults(vars: Record<BuildVarName, ResolvedVar>, cpus: number): vo
       ? { value: 'completion', source: 'default', note: 'BB_SCHEDULER ?= "completion" in rm_work.bbclass' }
       : { value: 'speed', source: 'default', note: "BitBake's default scheduler" };
   }
+  // cooker.py: exactly "auto" starts BitBake's own hash equivalence server on a socket in
+  // TOPDIR, and that address is what its tasks see as BB_HASHSERVE.
+  const hashserve = vars.BB_HASHSERVE;
+  if (hashserve.value === 'auto' && vars.TOPDIR.value !== undefined)
+    hashserve.note = `BitBake runs its own server at unix://${vars.TOPDIR.value}/hashserve.sock`;
 }
 
 /**

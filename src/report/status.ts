@@ -47,7 +47,7 @@ export function renderStatus(r: StatusReport, c: Colors): string[] {
     name,
     v.value === undefined ? c.dim('(unset)') : shortValue(top, v.value),
     v.needsBitBake ? c.yellow('needs BitBake') : v.source,
-    v.file ? shortFile(top, v.file, v.line) : (v.note ?? ''),
+    [v.file ? shortFile(top, v.file, v.line) : '', v.note ?? ''].filter((s) => s !== '').join(': '),
   ]);
   out.push(...indent(renderTable(varRows)));
   if (r.disagreements.length > 0) {

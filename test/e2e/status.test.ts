@@ -173,6 +173,25 @@ describe("status says where BitBake's values differ from the conf files", () => 
     expect(fake.calls()).toBe(1);
   });
 
+  it('BB_HASHSERVE = "auto" read from the conf files only: both the value and the socket BitBake uses', async () => {
+    const ex = copyExample();
+    cleanups.push(ex.cleanup);
+    appendFileSync(join(ex.topdir, 'conf', 'local.conf'), 'BB_HASHSERVE = "auto"\n');
+    const args = ['status', '-B', ex.topdir, '--no-bitbake'];
+    const s = JSON.parse((await runRambake([...args, '--json'])).stdout);
+    expect(s.vars.BB_HASHSERVE).toEqual({
+      value: 'auto',
+      source: 'conf',
+      file: join(ex.topdir, 'conf', 'local.conf'),
+      line: 41,
+      note: `BitBake runs its own server at unix://${ex.topdir}/hashserve.sock`,
+    });
+    const text = (await runRambake(args)).stdout;
+    expect(text).toMatch(
+      /^ {2}BB_HASHSERVE +auto +conf +conf\/local\.conf:41: BitBake runs its own server at unix:\/\/.*\/hashserve\.sock$/m,
+    );
+  });
+
   it('status then doctor pay once for bitbake -e (the cache)', async () => {
     const ex = copyExample();
     cleanups.push(ex.cleanup);
