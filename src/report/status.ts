@@ -63,6 +63,8 @@ export function renderStatus(r: StatusReport, c: Colors): string[] {
   out.push('', c.bold('Paths'));
   const pathRows = (Object.keys(r.paths) as PathKey[]).map((key) => {
     const p = r.paths[key];
+    if (p.unresolved)
+      return [p.variable, `${p.path}${c.dim(' (not resolved, see the note)')}`, '', '', '', '', ''];
     return [
       p.variable,
       topdirRelative(top, normalize(p.path)) + (p.exists ? '' : c.dim(' (not yet)')),

@@ -43,7 +43,11 @@ export interface StatusReport {
   /** Where BitBake's values differ from rambake's reading of the conf files, and why. */
   disagreements: BuildDir['disagreements'];
   rmWork: boolean;
-  paths: Record<PathKey, PathFacts & { variable: string }>;
+  /**
+   * Where each path lives. An unresolved one (Python, not absolute) holds the value as read, with
+   * `unresolved: true` and no mount or file system: bitbake.conf's default is not its folder.
+   */
+  paths: Record<PathKey, PathFacts & { variable: string; unresolved?: true }>;
   host: HostFacts;
   notes: string[];
   warnings: ConfDiagnostic[];
@@ -55,7 +59,10 @@ export async function collectStatus(options: LoadOptions): Promise<StatusReport>
   const facts = await readBuildFacts(bd);
   const paths = {} as StatusReport['paths'];
   for (const key of Object.keys(facts.paths) as PathKey[]) {
-    paths[key] = { variable: PATH_VARIABLES[key], ...facts.paths[key] };
+    const unresolved = bd.unresolvedPaths?.find((u) => u.key === key);
+    paths[key] = unresolved
+      ? { variable: PATH_VARIABLES[key], path: unresolved.value, exists: false, unresolved: true }
+      : { variable: PATH_VARIABLES[key], ...facts.paths[key] };
   }
   return {
     schemaVersion: STATUS_SCHEMA_VERSION,

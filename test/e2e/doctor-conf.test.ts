@@ -68,7 +68,20 @@ describe('a path rambake cannot resolve (sstate-dir-python-unresolved)', () => {
       "SSTATE_DIR needs BitBake (${@os.path.join(d.getVar('TOPDIR'), 'elsewhere')}): not resolved; its file-system checks are skipped",
     );
     const text = (await runRambake(['status', '--no-bitbake', '-B', build])).stdout;
-    expect(text).toMatch(/^ {2}SSTATE_DIR +.+ +needs BitBake +conf\/local\.conf:3$/m);
+    expect(text).toMatch(
+      /^ {2}SSTATE_DIR +.+ +needs BitBake +conf\/local\.conf:3: needs BitBake: not resolved, so no file-system check looks at it$/m,
+    );
+    // The Paths table shows the value as read, not bitbake.conf's default folder and its disk.
+    expect(s.paths.sstateDir).toEqual({
+      variable: 'SSTATE_DIR',
+      path: "${@os.path.join(d.getVar('TOPDIR'), 'elsewhere')}",
+      exists: false,
+      unresolved: true,
+    });
+    expect(s.paths.dlDir).toMatchObject({ path: 'relative/downloads', unresolved: true });
+    expect(s.paths.tmpdir.unresolved).toBeUndefined();
+    expect(text).toMatch(/^ {2}DL_DIR +relative\/downloads \(not resolved, see the note\)$/m);
+    expect(text).not.toMatch(/^ {2}SSTATE_DIR +\$\{TOPDIR\}\/sstate-cache/m);
     expect(text).toMatch(/^note: SSTATE_DIR needs BitBake .*its file-system checks are skipped$/m);
   });
 });
