@@ -89,8 +89,9 @@ const EARLY_EVENTS = [
 
 /**
  * Writes the event log's early lines, then the `allvariables` line; returns its path. Like
- * BitBake's cooker, the datastore then also holds BUILDNAME and BB_CMDLINE (a Python list,
- * so a JSON array).
+ * BitBake's cooker, the datastore then also holds BUILDNAME and BB_CMDLINE: a Python list that
+ * the cooker writes as `str(v)`, its repr (`['/srv/poky/bitbake/bin/bitbake', 'zlib']`, as the
+ * real BitBake 2.15.2 wrote it).
  */
 export function writeEventLogStart(
   cfg: FakeConfig,
@@ -112,7 +113,7 @@ export function writeEventLogStart(
     all[name] = { v: value, history };
   }
   all.BUILDNAME = { v: build.name, history: [] };
-  all.BB_CMDLINE = { v: build.cmdline, history: [] };
+  all.BB_CMDLINE = { v: pythonListRepr(build.cmdline), history: [] };
   out += `${JSON.stringify({ allvariables: all })}\n`;
   fs.writeFileSync(file, out);
   return file;
@@ -120,4 +121,22 @@ export function writeEventLogStart(
 
 export function appendEvent(file: string, cls: string, rnd: () => number): void {
   appendQuietly(file, eventLine(cls, rnd));
+}
+
+/** Python's repr of a str: single quotes unless it holds ' and no ", backslash escapes. */
+function pythonStrRepr(s: string): string {
+  const q = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = '';
+  for (const ch of s) {
+    if (ch === '\\' || ch === q) out += `\\${ch}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\r') out += '\\r';
+    else out += ch;
+  }
+  return q + out + q;
+}
+
+function pythonListRepr(items: readonly string[]): string {
+  return `[${items.map(pythonStrRepr).join(', ')}]`;
 }

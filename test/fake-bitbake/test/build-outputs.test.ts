@@ -195,6 +195,8 @@ describe('a small build with rm_work', () => {
       vars: expect.stringMatching(/^[A-Za-z0-9+/=]+$/),
     });
     expect(JSON.parse(lines[at]!).allvariables.TMPDIR.v).toBe(cfg.tmpdir);
+    // The cooker writes its list as str(v): Python's repr, as the real BitBake's log holds it.
+    expect(JSON.parse(lines[at]!).allvariables.BB_CMDLINE.v).toMatch(/^\['[^']*'(, '[^']*')*\]$/);
     expect(lines.length).toBeGreaterThan(at + 10);
   });
 
