@@ -2,8 +2,9 @@
 // baseline that is TMPDIR's growth plus what the build wrote next to it on the same disk, the
 // sstate archives (SSTATE_DIR) and the downloads (DL_DIR) of a default build dir. A tmpfs
 // TMPDIR never holds those: on sato-like they were 80 of the 205 MiB the disk grew by. They
-// are taken out of the samples: every file of those folders written during the run (its mtime
-// within it) counts from its mtime on, by its allocated blocks (what the disk's used bytes count).
+// are taken out of the samples: every file of those folders written during the run (its ctime
+// within it) counts from then on, by its allocated blocks (what the disk's used bytes count),
+// and so does every folder the run made there.
 
 import { lstat, opendir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -22,22 +23,44 @@ import { OwnUsage, type Written } from '../timeline/run-baseline.js';
 import type { RecordedRun } from '../timeline/timeline-runs.js';
 import { type Footprint, measureFootprint, type TaskSpan, type UsageSample } from './footprint.js';
 
-/** Files under `dir` modified within [from, to], by allocated bytes. */
-async function writtenUnder(dir: string, from: number, to: number, out: Written[]): Promise<void> {
-  const stack = [dir];
-  while (stack.length > 0) {
-    const d = stack.pop()!;
-    const handle = await opendir(d).catch(() => undefined);
-    if (!handle) continue;
-    for await (const e of handle) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) stack.push(p);
-      else if (e.isFile()) {
-        const st = await lstat(p).catch(() => undefined);
-        if (st && st.mtimeMs >= from && st.mtimeMs <= to) out.push({ t: st.mtimeMs, bytes: st.blocks * 512 });
-      }
+/**
+ * What appeared under `dir` within [from, to], by allocated bytes, into `out`. A file counts
+ * from its ctime, not its mtime: wget and git give a download its server's date (an old mtime),
+ * while the ctime is when it was written or renamed into place. A folder counts when it and all
+ * it holds are new (sstate's two levels of hash folders: 4 KiB each on ext4, about 10 MiB of a
+ * sato-like build's sstate that the files alone missed), from its first entry's time. Returns
+ * whether `dir` itself was new, and that earliest time.
+ */
+async function writtenUnder(
+  dir: string,
+  from: number,
+  to: number,
+  out: Written[],
+): Promise<{ isNew: boolean; earliest: number }> {
+  const handle = await opendir(dir).catch(() => undefined);
+  if (!handle) return { isNew: false, earliest: Number.POSITIVE_INFINITY };
+  const inWindow = (t: number) => t >= from && t <= to;
+  let allNew = true;
+  let earliest = Number.POSITIVE_INFINITY;
+  for await (const e of handle) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) {
+      const sub = await writtenUnder(p, from, to, out);
+      allNew &&= sub.isNew;
+      earliest = Math.min(earliest, sub.earliest);
+      continue;
     }
+    const st = await lstat(p).catch(() => undefined);
+    if (st && inWindow(st.ctimeMs)) {
+      if (e.isFile()) out.push({ t: st.ctimeMs, bytes: st.blocks * 512 });
+      earliest = Math.min(earliest, st.ctimeMs);
+    } else allNew = false;
   }
+  const st = allNew ? await lstat(dir).catch(() => undefined) : undefined;
+  if (!st || !inWindow(st.ctimeMs)) return { isNew: false, earliest };
+  const t = Math.min(earliest, st.ctimeMs);
+  out.push({ t, bytes: st.blocks * 512 });
+  return { isNew: true, earliest: t };
 }
 
 /**
@@ -118,7 +141,8 @@ export interface Outside {
   tmpdirBytes?: number;
 }
 
-const CACHE_VERSION = 1;
+// 2: ctime and new folders (1 counted files by mtime).
+const CACHE_VERSION = 2;
 
 /**
  * What a run recorded on a shared disk wrote next to TMPDIR (nothing on a tmpfs of its own).

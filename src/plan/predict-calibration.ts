@@ -11,8 +11,8 @@ import { type SimOptions, type SimTask, simulateSteps } from './peak.js';
 export const ROUGH_ERROR = 0.15;
 /**
  * Beyond this share of the recorded peak, growth on a shared disk that TMPDIR does not hold makes
- * the prediction rough: the disk already reads 3–11 % high (directory blocks), so this much more
- * takes it past ROUGH_ERROR (a quiet disk here: 5 %; with other writers 12–42 %).
+ * the prediction rough (other writers on the disk). A quiet disk here: 1 % on sato-like since the
+ * folders the run made in SSTATE_DIR count as written (5 % before); with other writers 12–42 %.
  */
 export const ROUGH_UNEXPLAINED = 0.1;
 

@@ -51,7 +51,7 @@ describe.skipIf(!isRoot)('plan --predict from a run recorded on a disk (fake sat
         Math.abs(cal.error) > 0.15 || Math.abs(cal.unexplainedBytes!) > 0.1 * cal.recordedPeakBytes,
       );
       console.log(
-        `calibration: replay ${(cal.error * 100).toFixed(1)} %, ${(cal.unexplainedBytes! / MiB).toFixed(1)} MiB unexplained, ${(cal.outsideBytes / MiB).toFixed(1)} MiB sstate and downloads left out`,
+        `calibration: recorded peak ${(cal.recordedPeakBytes / MiB).toFixed(1)} MiB over a ${(cal.baselineBytes / MiB).toFixed(0)} MiB baseline, replay ${(cal.error * 100).toFixed(1)} %, ${(cal.unexplainedBytes! / MiB).toFixed(1)} MiB unexplained, ${(cal.outsideBytes / MiB).toFixed(1)} MiB sstate and downloads left out`,
       );
     }
     expect(r.text).toMatch(
