@@ -28,7 +28,7 @@ export interface DiskHistoryResult {
   trainedOnDisk: boolean;
   oneGo: DiskPrediction;
   stepped: DiskPrediction;
-  /** Peaks `rambake run` measured on the fresh tmpfs. */
+  /** Peaks `rambake run` measured on the fresh tmpfs (in one go: the larger of two builds). */
   measuredOneGo: number;
   measuredStepped: number;
   /** The text `plan --predict` printed (one go). */
@@ -76,8 +76,14 @@ export async function diskHistoryBuild(): Promise<DiskHistoryResult> {
     const oneGo = await predict([]);
     const stepped = await predict(['--steps', 'auto']);
     const text = (await rambake(['plan', '--predict', '--target', TARGET])).stdout;
+    // The one-go peak of two identical builds differs by up to 17 % here (188-230 MiB on
+    // sato-like, at time scale 0.002 and 0.005 alike: the order of the last tasks decides whether
+    // webkitgtk's work dir meets others), so one build is a coin toss as a reference. A tmpfs has
+    // to hold the larger: that is the one-go peak the prediction is held to.
     freshTmpfs();
-    const measuredOneGo = (await run([])).peak.bytes;
+    const first = (await run([])).peak.bytes;
+    freshTmpfs();
+    const measuredOneGo = Math.max(first, (await run([])).peak.bytes);
     freshTmpfs();
     const measuredStepped = (await run(stepped.steps.length > 0 ? ['--steps', stepped.steps.join(',')] : []))
       .peak.bytes;
