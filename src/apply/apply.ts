@@ -223,7 +223,7 @@ export async function applyPlan(
       ? undefined
       : await acquireLock(join(bd.topdir, 'conf'), { timeoutMs: CONF_LOCK_WAIT_MS });
   try {
-    if (lock) await removeKilledTemps(bd.topdir, confFile);
+    if (lock || opts.lockHeld) await removeKilledTemps(bd.topdir, confFile);
     const previous = await readApplyState(bd.topdir);
     if (previous?.conf && confFile !== undefined && previous.conf.file !== confFile) {
       throw new UsageError(
