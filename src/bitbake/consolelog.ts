@@ -291,7 +291,11 @@ export async function readConsoleLog(
   let bytes = 0;
   for await (const chunk of readAhead(path, options.chunkBytes ?? READ_AHEAD_BYTES)) {
     bytes += chunk.length;
-    lines.push(chunk, onLine);
+    // Every line wanted: the plain splitter. The needle search only pays when it skips lines;
+    // for every line its latin1 pass and per-line copies made the read 1.33x slower (measured
+    // 1,130 vs 850 ms on 128 MiB, alternating rounds).
+    if (wanted) lines.push(chunk, onLine);
+    else splitter.push(chunk, onLine);
   }
   splitter.end(onLine);
   parser.end(give);
