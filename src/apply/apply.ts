@@ -4,8 +4,8 @@
 
 import { existsSync, promises as fsp, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { findBuildDirOf } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
-import { findBuildDir } from '../bitbake/discover.js';
 import { RefusedError, UnsafeEditError, UnsafeMountError, UsageError } from '../errors.js';
 import { checkBlockLines, renderKasSnippet, unifiedDiff } from '../plan/managed-block.js';
 import {
@@ -32,6 +32,7 @@ import {
   acquireLock,
   BACKUP_SUFFIX,
   type BlockWrite,
+  type BlockWriteOptions,
   CONF_LOCK_WAIT_MS,
   commitBlockWrite,
   readApplyState,
@@ -151,11 +152,7 @@ export async function runApply(
 ): Promise<ApplyReport & { verdict: RamPlan['verdict'] }> {
   // apply's lock, taken before anything is read (conf files, state.json, history): a second
   // apply or a revert waits, then plans from what this one left.
-  const topdir = findBuildDir({
-    ...(load.buildDir === undefined ? {} : { buildDir: load.buildDir }),
-    cwd: load.cwd ?? process.cwd(),
-    env: load.env ?? process.env,
-  }).topdir;
+  const { topdir } = findBuildDirOf(load);
   const writes = opts.dryRun !== true && opts.conf !== 'kas';
   const lock = writes ? await acquireLock(join(topdir, 'conf'), { timeoutMs: CONF_LOCK_WAIT_MS }) : undefined;
   try {
@@ -231,15 +228,13 @@ export async function applyPlan(
         'run rambake revert first to move it to another conf file',
       );
     }
+    const blockWrite: BlockWriteOptions = {
+      ...(opts.force === undefined ? {} : { force: opts.force }),
+      // A lone marker in the file state.json names is our block, damaged by hand.
+      expectBlock: previous?.conf?.file === confFile,
+    };
     const settled =
-      confFile === undefined
-        ? undefined
-        : await settleBlock(bd, confFile, plan.conf, {
-            ...(opts.force === undefined ? {} : { force: opts.force }),
-            // A lone marker in the file state.json names is our block, damaged by hand.
-            expectBlock: previous?.conf?.file === confFile,
-            env,
-          });
+      confFile === undefined ? undefined : await settleBlock(bd, confFile, plan.conf, { ...blockWrite, env });
     const planned = settled?.planned;
     const mounted = mountAt(await readMountinfo(), plan.tmpfs.path);
     const ours = mounted?.fstype === 'tmpfs' && mounted.source === plan.mount.source;
@@ -351,10 +346,7 @@ export async function applyPlan(
     let write: BlockWrite | undefined;
     if (planned?.changed && settled) {
       report.statePath = await writeApplyState(state);
-      write = await commitBlockWrite(planned.file, settled.lines, {
-        ...(opts.force === undefined ? {} : { force: opts.force }),
-        expectBlock: previous?.conf?.file === confFile,
-      });
+      write = await commitBlockWrite(planned.file, settled.lines, blockWrite);
       if (write.backup) report.conf.backup = write.backup;
     }
     if (settled) {

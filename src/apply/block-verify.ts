@@ -81,11 +81,7 @@ export async function settleBlock(
   opts: BlockWriteOptions & { env?: NodeJS.ProcessEnv } = {},
 ): Promise<SettledBlock> {
   const env = opts.env ?? process.env;
-  const write: BlockWriteOptions = {
-    ...(opts.force === undefined ? {} : { force: opts.force }),
-    ...(opts.expectBlock === undefined ? {} : { expectBlock: opts.expectBlock }),
-  };
-  let planned = await planBlockWrite(file, lines, write);
+  let planned = await planBlockWrite(file, lines, opts);
   let effects = effectsOf(bd, file, planned.after, lines, env);
   const forced: Array<[string, string]> = [];
   let settled = [...lines];
@@ -96,7 +92,7 @@ export async function settleBlock(
       if (stronger) forced.push([line, stronger]);
       return stronger ?? line;
     });
-    planned = await planBlockWrite(file, settled, write);
+    planned = await planBlockWrite(file, settled, opts);
     effects = effectsOf(bd, file, planned.after, settled, env);
   }
   const lost = effects.find((e) => !e.ok);

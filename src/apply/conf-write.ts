@@ -62,14 +62,14 @@ export interface Lock {
   release(): Promise<void>;
 }
 
+/** How long apply and revert wait for each other: the holder may be asking `bitbake -e`. */
+export const CONF_LOCK_WAIT_MS = 60_000;
+
 /**
  * Takes `<dir>/.rambake.lock`. The lock appears whole with our pid in it (written to a temp
  * file, then hard-linked into place, which fails if the lock exists — O_EXCL semantics without
  * a window where it is empty). A lock of a dead pid is taken over; a live one is waited for.
  */
-/** How long apply and revert wait for each other: the holder may be asking `bitbake -e`. */
-export const CONF_LOCK_WAIT_MS = 60_000;
-
 export async function acquireLock(
   dir: string,
   opts: { timeoutMs?: number; pollMs?: number } = {},

@@ -30,14 +30,18 @@ import type { ConfIO } from './conf/types.js';
 import { findBuildDir } from './discover.js';
 import { findNewestAllVariables } from './eventlog.js';
 
+/** The build dir LoadOptions name (`--build-dir`, else BUILDDIR, else upward from cwd), not loaded. */
+export function findBuildDirOf(opts: LoadOptions): ReturnType<typeof findBuildDir> {
+  return findBuildDir({
+    ...(opts.buildDir === undefined ? {} : { buildDir: opts.buildDir }),
+    cwd: opts.cwd ?? process.cwd(),
+    env: opts.env ?? process.env,
+  });
+}
+
 export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
   const env = opts.env ?? process.env;
-  const cwd = opts.cwd ?? process.cwd();
-  const found = findBuildDir({
-    ...(opts.buildDir === undefined ? {} : { buildDir: opts.buildDir }),
-    cwd,
-    env,
-  });
+  const found = findBuildDirOf(opts);
   const topdir = found.topdir;
   const config = evaluateConf(topdir, opts.confIO ?? nodeConfIO, env);
   const bbDefaultThreads = (await readCpus()).bbDefault;

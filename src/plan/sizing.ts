@@ -3,10 +3,9 @@
 
 import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { assertReadable, loadBuildDir } from '../bitbake/builddir.js';
+import { assertReadable, findBuildDirOf, loadBuildDir } from '../bitbake/builddir.js';
 import type { BuildDir, LoadOptions } from '../bitbake/builddir-types.js';
 import { nodeConfIO } from '../bitbake/conf/node-io.js';
-import { findBuildDir } from '../bitbake/discover.js';
 import { blockValueProblems, sanityProblems } from '../bitbake/tmpdir-path.js';
 import { UsageError } from '../errors.js';
 import { type BenchIoResult, readBenchIoResult } from '../system/bench-io-record.js';
@@ -243,11 +242,7 @@ export async function makePlan(load: LoadOptions, opts: PlanOptions, history?: H
  * answer with the block's values).
  */
 export async function loadBuildDirForPlan(load: LoadOptions): Promise<BuildDir> {
-  const found = findBuildDir({
-    ...(load.buildDir === undefined ? {} : { buildDir: load.buildDir }),
-    cwd: load.cwd ?? process.cwd(),
-    env: load.env ?? process.env,
-  });
+  const found = findBuildDirOf(load);
   const applied = ['auto.conf', 'local.conf', 'site.conf'].some((f) => {
     const text = nodeConfIO.readFile(join(found.topdir, 'conf', f));
     return text !== undefined && findBlock(text) !== undefined;
