@@ -1,10 +1,18 @@
+import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+
+// Real-BitBake files that only parse (bitbake -e: no build, no mount, nothing timed) run with
+// the rest, two at a time; every other real-BitBake file, a new one too, runs alone.
+const REAL_PARSE_ONLY = ['conf-differential.test.ts', 'conf-repro.test.ts', 'fake-vs-real.test.ts'];
+const REAL_BUILDS = readdirSync(new URL('./test/real', import.meta.url))
+  .filter((f) => f.endsWith('.test.ts') && !REAL_PARSE_ONLY.includes(f))
+  .map((f) => `test/real/${f}`);
 
 // Files that time a build as it runs (the watcher's samples, peaks, the real BitBake, tmpfs
 // stories) run one at a time after the rest: a second test beside them would change what they
 // measure. The rest run two at a time (CI and this machine have 2 CPUs).
 const SERIAL = [
-  'test/real/**/*.test.ts',
+  ...REAL_BUILDS,
   'test/story/**/*.test.ts',
   'test/watch/**/*.test.ts',
   'test/predict/**/*.test.ts',

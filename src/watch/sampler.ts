@@ -153,6 +153,9 @@ export class Sampler {
     states: WorkdirStates,
   ): Promise<Omit<TimelineSample, 'type'> | undefined> {
     const t = Date.now();
+    // statfs first, at t: do_rm_work deletes once its stamp pass is over, and a statfs after
+    // the scan could already miss the bytes it frees, which are the build's peak when it is one.
+    const fs = this.statTmpdir() ?? this.lastFs;
     const started = this.clock();
     const scan = await scanTree(path, { workers: 0 });
     const took = this.clock() - started;
@@ -161,7 +164,6 @@ export class Sampler {
     this.scannedAt.set(key, t);
     if (scan.errors.some((e) => e.path === scan.root)) return undefined;
     this.bytes.set(key, scan.bytes);
-    const fs = this.statTmpdir() ?? this.lastFs;
     if (!fs) return undefined;
     return { t, fs, workdirs: this.liveSizes(states, { [key]: scan.bytes }) };
   }

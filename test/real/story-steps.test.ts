@@ -4,9 +4,9 @@
 // Sizes live in the build trees (${B}), as a real giant's object files do, so rm_work frees
 // them: tiny-giant's do_compile writes GIANT MiB, tiny-slow's SLOW MiB. In one go the two
 // trees must be in the tmpfs at once, which BitBake's scheduler alone does not promise on a
-// loaded machine: so each do_compile, once written, waits (at most HOLD seconds) for the other's
-// mark in TMPDIR. In steps each is built alone before the rest (the first waits HOLD seconds
-// for nothing; the second finds the first's mark and goes on).
+// loaded machine: so in the one-go builds (the test marks them with a file in TOPDIR) each
+// do_compile, once written, waits (at most HOLD seconds) for the other's mark in TMPDIR, or for
+// its failure mark (the tmpfs full). In steps each is built alone before the rest: no wait.
 //
 // The story as a user runs it: one build recorded under `rambake run` in a big tmpfs → `plan`
 // (measured) → `steps` → `apply` a tmpfs between the two peaks
@@ -15,7 +15,7 @@
 // its peak under the size → `report` shows both side by side. sstate is removed before each
 // of the last two builds, so both run every task.
 
-import { chownSync, readdirSync, rmSync, statfsSync } from 'node:fs';
+import { chownSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
@@ -38,6 +38,8 @@ const MiB = 1024 * 1024;
 const GIANT = 64;
 const SLOW = 40;
 const HOLD = 90;
+/** In TOPDIR while the test builds both recipes in one go: only then does one wait for the other. */
+const TOGETHER = 'story-together';
 
 const LICENSE = `LICENSE = "MIT"
 LIC_FILES_CHKSUM = "file://\${COMMON_LICENSE_DIR}/MIT;md5=0835ade698e0bcf8506ecda2f7b4f302"
@@ -53,11 +55,12 @@ function bulkyRecipe(summary: string, mb: number, other: string): string {
   return `SUMMARY = "${summary}"
 ${LICENSE}
 do_compile() {
-    dd if=/dev/zero of=\${B}/objects.bin bs=1M count=${mb} status=none
-    mkdir -p \${TMPDIR}/story-marks
-    touch \${TMPDIR}/story-marks/\${BPN}
+    marks=\${TMPDIR}/story-marks
+    mkdir -p $marks
+    dd if=/dev/zero of=\${B}/objects.bin bs=1M count=${mb} status=none || { touch $marks/\${BPN}.failed; exit 1; }
+    touch $marks/\${BPN}
     n=0
-    while [ ! -e \${TMPDIR}/story-marks/${other} ] && [ $n -lt ${HOLD} ]; do
+    while [ -e \${TOPDIR}/${TOGETHER} ] && [ ! -e $marks/${other} ] && [ ! -e $marks/${other}.failed ] && [ $n -lt ${HOLD} ]; do
         sleep 1
         n=$(expr $n + 1)
     done
@@ -153,6 +156,8 @@ describeRealBuild('a build too big for the tmpfs, made to fit in steps, on the r
     const big = await mountTmpfs('1g');
     const build = await makeTinyBuild({ recipes: RECIPES, tmpdir: big, local: 'BB_NUMBER_THREADS = "4"\n' });
     const env = rambakeEnv(build);
+    const together = join(build.topdir, TOGETHER);
+    writeFileSync(together, '');
     const record = await runAsRoot(build, []);
     expect(record.exitCode, `${record.stderr}\n${record.stdout.slice(-2000)}`).toBe(0);
     const recorded = summaryOf(record.stdout);
@@ -196,6 +201,7 @@ describeRealBuild('a build too big for the tmpfs, made to fit in steps, on the r
     );
 
     // 6. In steps, from scratch, as the build user runs rambake: the peak stays under the size.
+    rmSync(together);
     await fromScratch(build, ram);
     const stepped = await runAsBuildUser(
       [
