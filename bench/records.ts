@@ -23,7 +23,6 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readBuildstatsBuild } from '../src/bitbake/buildstats.js';
 import { IO_KEYS, RUSAGE_KEYS } from '../test/fake-bitbake/src/formats.js';
 import type { BenchRow } from './types.js';
 
@@ -173,6 +172,10 @@ async function benchBuildstats(dir: string): Promise<BenchRow[]> {
   const python = `import sys, time\nsys.path.insert(0, sys.argv[1])\nfrom buildstats import BuildStats\nt0 = time.perf_counter()\nbs = BuildStats.from_dir(sys.argv[2])\nprint((time.perf_counter() - t0) * 1000, sum(len(r.tasks) for r in bs.values()))`;
   const ours: number[] = [];
   const theirs: number[] = [];
+  // Measure what users run (dist/, which `npm run bench` builds first): its worker thread then
+  // starts as plain JavaScript, not through tsx.
+  const built = new URL('../dist/bitbake/buildstats.js', import.meta.url);
+  const { readBuildstatsBuild } = (await import(built.href)) as typeof import('../src/bitbake/buildstats.js');
   const runOurs = async () => {
     const t0 = performance.now();
     const build = await readBuildstatsBuild(buildDir);

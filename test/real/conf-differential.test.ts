@@ -76,11 +76,12 @@ const KNOWN: Record<string, string> = {
   'fixture conf/machine-override-glued-to-python': 'OVERRIDE_SEEN: rambake "no", BitBake "yes"',
 };
 /**
- * Known bugs BitBake does not show in every run: in one CI run of 2026-12-04 BitBake named the
- * same line as rambake for this fixture (the run before it named line 3). Listed when not seen;
- * every other KNOWN entry must be seen.
+ * Inputs BitBake rejected without naming a file:line, even when asked twice: their error line
+ * cannot be compared, so a KNOWN error-line entry among them is listed, not required. (Two CI
+ * runs under load each lost one continued-line fixture's line this way; on a quiet machine
+ * BitBake names line 3 for it in every run.)
  */
-const KNOWN_SOMETIMES = new Set(['fixture conf/continued-line-error-at-last-line']);
+const namedNoLine = new Set<string>();
 const knownSeen = new Set<string>();
 
 /** Problems not in KNOWN (those are remembered as seen). */
@@ -287,8 +288,19 @@ async function run(input: Input): Promise<Outcome> {
   if (input.append) appendFileSync(join(topdir, 'conf', 'local.conf'), input.append);
   const env = bitbakeEnv(tree, input.env);
   bitbakeRuns++;
-  const bitbake = await bitbakeE(topdir, { env });
   const rambake = await loadBuildDir({ buildDir: topdir, env, sources: { getvar: false, eventlog: false } });
+  let bitbake = await bitbakeE(topdir, { env });
+  // A rejection whose line will be compared, with no line named: asked once more (see namedNoLine).
+  const rejected = rambake.diagnostics.some((d) => d.severity === 'error');
+  const noLine = (b: BitbakeEResult) => !b.ok && bitbakeErrorAt(b.stdout + b.stderr) === undefined;
+  if (rejected && !bitbake.ok && noLine(bitbake)) {
+    console.log(
+      `${input.name}: BitBake named no file:line (${firstLine(bitbake.stdout + bitbake.stderr)}); asked again`,
+    );
+    bitbakeRuns++;
+    bitbake = await bitbakeE(topdir, { env });
+    if (noLine(bitbake)) namedNoLine.add(input.name);
+  }
   const data = evaluateConf(topdir, nodeConfIO, env).data;
   rmSync(join(topdir, 'tmp'), { recursive: true, force: true });
   return { input, bitbake, rambake, data };
@@ -523,9 +535,9 @@ describeReal('conf differential: rambake against bitbake -e', () => {
 
   it('still sees each known fidelity bug (remove it from KNOWN once fixed)', () => {
     const unseen = Object.keys(KNOWN).filter((k) => !knownSeen.has(k));
-    for (const k of unseen.filter((k) => KNOWN_SOMETIMES.has(k)))
-      console.log(`known fidelity bug not seen in this run (BitBake does not show it every run): ${k}`);
-    expect(unseen.filter((k) => !KNOWN_SOMETIMES.has(k))).toEqual([]);
+    for (const k of unseen.filter((k) => namedNoLine.has(k)))
+      console.log(`known fidelity bug not comparable in this run (BitBake named no line, twice): ${k}`);
+    expect(unseen.filter((k) => !namedNoLine.has(k))).toEqual([]);
   });
 
   it('gives the values BitBake gives for hundreds of generated configurations, none marked', async () => {
