@@ -101,6 +101,16 @@ describe('parseConf: what BitBake refuses', () => {
     expect(parseConf('# note \\\n# still comment\nB = "b"', 'l').diagnostics).toEqual([]);
   });
 
+  // BitBake's ConfHandler names the last physical line it read for a statement, and one past
+  // the end when the file ends in a `\` (both checked with `bitbake -e` in the differential).
+  it('an error in a continued statement names its last physical line, as BitBake does', () => {
+    expect(codes('# c\nBROKEN = "a \\\n  b\nAFTER = "x"\n')).toEqual([[3, 'error', 'unparsed-line']]);
+    expect(codes('M = "q"\nEXTRA = "a \\\n')).toEqual([[3, 'error', 'unparsed-line']]);
+    expect(codes('EXTRA = "a \\')).toEqual([[2, 'error', 'unparsed-line']]);
+    // The statement itself is still placed at its first line.
+    expect(parseConf('\nA = "x \\\n  y"\n', 'l').statements[0]).toMatchObject({ loc: { line: 2 } });
+  });
+
   it('unquoted value, with the valid form', () => {
     const [d] = parseConf('\nDL_DIR = /srv/dl', 'local.conf').diagnostics;
     expect(d).toMatchObject({

@@ -64,24 +64,12 @@ const CHANGED_BY_CLASSES = new Set(['DISTRO_FEATURES', 'MACHINE_FEATURES']);
  * them is no longer seen (fixed: remove it here) as well as on any other problem.
  */
 const KNOWN: Record<string, string> = {
-  // BitBake's ConfHandler reports the last physical line it read for a continued statement
-  // (one past the end when the file ends in `\`); rambake the first.
-  'fixture apply/trailing-continuation.conf': 'error at local.conf:2 in rambake, at local.conf:3 in BitBake',
-  'fixture conf/continued-line-error-at-last-line':
-    'error at local.conf:2 in rambake, at local.conf:3 in BitBake',
   // BitBake stops on a cycle through an override even in variables nothing uses.
   'fixture conf/override-cycle-through-forcevariable': 'rambake accepts, BitBake rejects',
   'reject: R_A = "${R_B}"': 'rambake accepts, BitBake rejects',
   // OE-Core's MACHINEOVERRIDES glues Python to `qemuall`: rambake misses the override, unmarked.
   'fixture conf/machine-override-glued-to-python': 'OVERRIDE_SEEN: rambake "no", BitBake "yes"',
 };
-/**
- * Inputs BitBake rejected without naming a file:line, even when asked twice: their error line
- * cannot be compared, so a KNOWN error-line entry among them is listed, not required. (Two CI
- * runs under load each lost one continued-line fixture's line this way; on a quiet machine
- * BitBake names line 3 for it in every run.)
- */
-const namedNoLine = new Set<string>();
 const knownSeen = new Set<string>();
 
 /** Problems not in KNOWN (those are remembered as seen). */
@@ -288,20 +276,8 @@ async function run(input: Input): Promise<Outcome> {
   if (input.append) appendFileSync(join(topdir, 'conf', 'local.conf'), input.append);
   const env = bitbakeEnv(tree, input.env);
   bitbakeRuns++;
+  const bitbake = await bitbakeE(topdir, { env });
   const rambake = await loadBuildDir({ buildDir: topdir, env, sources: { getvar: false, eventlog: false } });
-  let bitbake = await bitbakeE(topdir, { env });
-  // A known error-line bug whose line BitBake did not name: asked once more (see namedNoLine).
-  // (Other rejections naming no line are normal: duplicate layers, incompatible series, …)
-  const knownLine = KNOWN[input.name]?.startsWith('error at ') === true;
-  const noLine = (b: BitbakeEResult) => !b.ok && bitbakeErrorAt(b.stdout + b.stderr) === undefined;
-  if (knownLine && !bitbake.ok && noLine(bitbake)) {
-    console.log(
-      `${input.name}: BitBake named no file:line (${firstLine(bitbake.stdout + bitbake.stderr)}); asked again`,
-    );
-    bitbakeRuns++;
-    bitbake = await bitbakeE(topdir, { env });
-    if (noLine(bitbake)) namedNoLine.add(input.name);
-  }
   const data = evaluateConf(topdir, nodeConfIO, env).data;
   rmSync(join(topdir, 'tmp'), { recursive: true, force: true });
   return { input, bitbake, rambake, data };
@@ -535,10 +511,7 @@ describeReal('conf differential: rambake against bitbake -e', () => {
   });
 
   it('still sees each known fidelity bug (remove it from KNOWN once fixed)', () => {
-    const unseen = Object.keys(KNOWN).filter((k) => !knownSeen.has(k));
-    for (const k of unseen.filter((k) => namedNoLine.has(k)))
-      console.log(`known fidelity bug not comparable in this run (BitBake named no line, twice): ${k}`);
-    expect(unseen.filter((k) => !namedNoLine.has(k))).toEqual([]);
+    expect(Object.keys(KNOWN).filter((k) => !knownSeen.has(k))).toEqual([]);
   });
 
   it('gives the values BitBake gives for hundreds of generated configurations, none marked', async () => {

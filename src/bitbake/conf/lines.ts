@@ -4,6 +4,12 @@
 export interface LogicalLine {
   /** The first physical line (1-based). */
   line: number;
+  /**
+   * The line BitBake's ConfHandler names in an error about this statement: the last physical
+   * line it read for it (its line counter moves on with every continuation), one past the end
+   * when the file ends in `\`. Checked with `bitbake -e` (conf differential).
+   */
+  last: number;
   text: string;
 }
 
@@ -23,7 +29,7 @@ export function physicalLines(text: string): string[] {
 }
 
 /**
- * Example: ['A = "x \\', '  y"', '', '# c'] → [{ line: 1, text: 'A = "x   y"' }].
+ * Example: ['A = "x \\', '  y"', '', '# c'] → [{ line: 1, last: 2, text: 'A = "x   y"' }].
  * Comments come out as nothing; a partly commented continuation comes out as a problem.
  * The pieces of a continued line are collected and joined once, so 100k continuation lines
  * cost one pass (repeated concatenation plus endsWith on the growing string was quadratic).
@@ -41,8 +47,10 @@ export function splitLogicalLines(text: string): { lines: LogicalLine[]; problem
     const comment = piece.startsWith('#');
     const parts: string[] = [];
     let badComment = false;
+    let last = first;
     while (piece.endsWith('\\')) {
       parts.push(piece.slice(0, -1));
+      last++;
       if (i >= physical.length) {
         piece = '';
         break;
@@ -58,7 +66,7 @@ export function splitLogicalLines(text: string): { lines: LogicalLine[]; problem
       continue;
     }
     if (comment) continue;
-    lines.push({ line: first, text: s });
+    lines.push({ line: first, last, text: s });
   }
   return { lines, problems };
 }

@@ -88,7 +88,7 @@ export function parseConf(text: string, file: string): ParsedConf {
       'every continued line of a comment to start with #, or no \\ at the end of the comment',
     );
   }
-  for (const { line, text: s } of lines) feed(line, s);
+  for (const { line, last, text: s } of lines) feedLine(line, s, file, statements, diagnostics, last);
   return { statements, diagnostics };
 }
 
@@ -99,16 +99,25 @@ function feedLine(
   file: string,
   statements: Statement[],
   diagnostics: ConfDiagnostic[],
+  /** The line BitBake names in an error about a continued statement (LogicalLine.last). */
+  errorLine = line,
 ): void {
   const error = (code: string, message: string, expected?: string): void => {
-    diagnostics.push({ severity: 'error', code, message, file, line, ...(expected ? { expected } : {}) });
+    diagnostics.push({
+      severity: 'error',
+      code,
+      message,
+      file,
+      line: errorLine,
+      ...(expected ? { expected } : {}),
+    });
   };
   const loc = { file, line };
   const assignment = parseAssignment(s);
   if (assignment !== undefined && typeof assignment !== 'string') {
     const { exported, name, flag, op, value, missingBlanks } = assignment;
     if (flag === undefined && op !== '??=' && OLD_OVERRIDE.test(name)) {
-      oldSyntax(line, name, file, diagnostics, ` ${op} "${excerpt(value)}"`);
+      oldSyntax(errorLine, name, file, diagnostics, ` ${op} "${excerpt(value)}"`);
       return;
     }
     if (missingBlanks) {
