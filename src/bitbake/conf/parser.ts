@@ -67,7 +67,8 @@ export function parseConf(text: string, file: string): ParsedConf {
   const error = (line: number, code: string, message: string, expected?: string): void => {
     diagnostics.push({ severity: 'error', code, message, file, line, ...(expected ? { expected } : {}) });
   };
-  const feed = (line: number, s: string) => feedLine(line, s, file, statements, diagnostics);
+  const feed = (line: number, s: string, last = line) =>
+    feedLine(line, s, file, statements, diagnostics, last);
   if (isBBHandlerFile(file)) {
     const { items, problems } = splitBBItems(text, file);
     for (const p of problems) error(p.line, p.code, excerpt(p.message), p.expected);
@@ -88,7 +89,7 @@ export function parseConf(text: string, file: string): ParsedConf {
       'every continued line of a comment to start with #, or no \\ at the end of the comment',
     );
   }
-  for (const { line, last, text: s } of lines) feedLine(line, s, file, statements, diagnostics, last);
+  for (const { line, last, text: s } of lines) feed(line, s, last);
   return { statements, diagnostics };
 }
 
