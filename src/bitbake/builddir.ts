@@ -8,7 +8,7 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { ConfSyntaxError } from '../errors.js';
+import { ConfSyntaxError, UsageError } from '../errors.js';
 import { readLockState } from '../system/bitbake-lock.js';
 import { readCpus } from '../system/cpus.js';
 import { askBitbake, bitbakeUser } from './ask-bitbake.js';
@@ -29,6 +29,7 @@ import { type BuildConfig, ENVIRONMENT_FILE, readBuildConfig } from './conf/read
 import type { ConfIO } from './conf/types.js';
 import { findBuildDir } from './discover.js';
 import { findNewestAllVariables } from './eventlog.js';
+import { pathLengthProblem } from './tmpdir-path.js';
 
 /** The build dir LoadOptions name (`--build-dir`, else BUILDDIR, else upward from cwd), not loaded. */
 export function findBuildDirOf(opts: LoadOptions): ReturnType<typeof findBuildDir> {
@@ -100,10 +101,25 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
   // unresolvedPaths; paths gets bitbake.conf's default only so that code needing a string keeps
   // going, and doctor skips the file-system checks of that path (it says so).
   const unresolvedPaths: UnresolvedPath[] = [];
+  // A path no system call takes (each fails with ENAMETOOLONG) is refused where it was set,
+  // before the checks that look at it in parallel (and at paths made from it) race to fail.
+  const lookable = (name: BuildVarName, value: string): string => {
+    const why = pathLengthProblem(value);
+    if (why === undefined) return value;
+    const v = vars[name];
+    if (v.file !== undefined) throw new ConfSyntaxError(v.file, v.line, `${name} ${why}`);
+    const from = {
+      bitbake: 'BitBake',
+      eventlog: 'the event log',
+      conf: 'the conf files',
+      default: 'a default',
+    };
+    throw new UsageError(`${name} ${why} (as ${from[v.source]} gives it)`);
+  };
   const path = (key: keyof BuildPaths, name: BuildVarName, fallback: string): string => {
     const v = vars[name];
     if (v.value === undefined) return fallback;
-    if (!v.needsBitBake && isAbsolute(v.value)) return v.value;
+    if (!v.needsBitBake && isAbsolute(v.value)) return lookable(name, v.value);
     const python = v.needsBitBake === true;
     const why = python ? 'needs BitBake' : 'is not an absolute path';
     unresolvedPaths.push({

@@ -36,3 +36,21 @@ export function blockValueProblems(path: string): string[] {
   if (/[\n\r]/.test(path)) bad.push('a line break');
   return bad;
 }
+
+/** Linux's limits on a path the kernel will look up: PATH_MAX (4096 with its NUL) and NAME_MAX. */
+const PATH_MAX_BYTES = 4095;
+const NAME_MAX_BYTES = 255;
+
+/**
+ * Why no file system call can take `path` (each one fails with ENAMETOOLONG), or undefined.
+ * Example: '/' + 'x'.repeat(4999) → 'is 5000 bytes long: …'; '/b/tmp' → undefined.
+ */
+export function pathLengthProblem(path: string): string | undefined {
+  const bytes = Buffer.byteLength(path);
+  if (bytes > PATH_MAX_BYTES)
+    return `is ${bytes} bytes long: Linux takes no path over ${PATH_MAX_BYTES} bytes (PATH_MAX)`;
+  const longest = Math.max(...path.split('/').map((name) => Buffer.byteLength(name)));
+  if (longest > NAME_MAX_BYTES)
+    return `has a ${longest}-byte folder name: Linux takes none over ${NAME_MAX_BYTES} bytes (NAME_MAX)`;
+  return undefined;
+}

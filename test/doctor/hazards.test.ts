@@ -119,7 +119,8 @@ describe('doctor checks on conf statements', () => {
       '/mnt/ram/../x',
       // sanity.bbclass: TMPDIR.startswith("~") (a ~ inside the path is fine)
       '~/ram',
-      `/mnt/${'x'.repeat(400)}`,
+      // over 400 characters, in names the kernel takes (none over 255 bytes)
+      `/mnt/${'x'.repeat(200)}/${'x'.repeat(200)}`,
     ]) {
       const bd = await sample(`TMPDIR = "${bad}"\n`);
       expect(ids(bd, facts(bd)), bad).toContain('tmpdir-bad-path');
@@ -128,6 +129,23 @@ describe('doctor checks on conf statements', () => {
     expect(ids(good, facts(good))).not.toContain('tmpdir-bad-path');
     const tilde = await sample('TMPDIR = "/mnt/a~b/tmp"\n');
     expect(ids(tilde, facts(tilde))).not.toContain('tmpdir-bad-path');
+  });
+
+  it('refuses, at its conf line, a TMPDIR no system call takes (a name over 255 bytes, a path over 4095)', async () => {
+    for (const [bad, why] of [
+      [
+        `/mnt/${'x'.repeat(256)}/tmp`,
+        'has a 256-byte folder name: Linux takes none over 255 bytes (NAME_MAX)',
+      ],
+      [
+        `/mnt${`/${'x'.repeat(200)}`.repeat(21)}`,
+        'is 4225 bytes long: Linux takes no path over 4095 bytes (PATH_MAX)',
+      ],
+    ] as const) {
+      await expect(sample(`TMPDIR = "${bad}"\n`)).rejects.toThrow(
+        new RegExp(`/build/conf/local\\.conf:\\d+: TMPDIR ${why.replace(/[()]/g, '\\$&')}$`),
+      );
+    }
   });
 
   it('says when saved_tmpdir names another place', async () => {

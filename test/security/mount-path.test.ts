@@ -5,7 +5,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { blockValueProblems, MAX_TMPDIR_LENGTH, sanityProblems } from '../../src/bitbake/tmpdir-path.js';
+import {
+  blockValueProblems,
+  MAX_TMPDIR_LENGTH,
+  pathLengthProblem,
+  sanityProblems,
+} from '../../src/bitbake/tmpdir-path.js';
 import { copyExample, runRambake } from '../helpers/exec.js';
 
 describe('the TMPDIR path rules', () => {
@@ -30,6 +35,18 @@ describe('the TMPDIR path rules', () => {
     expect(blockValueProblems('/b/${MACHINE}')).toEqual(['"$"']);
     expect(blockValueProblems('/b/a\\b')).toEqual(['a backslash']);
     expect(blockValueProblems('/b/a\nb\r')).toEqual(['a line break']);
+  });
+
+  it('lengths the kernel refuses: over 4095 bytes in all, over 255 in one name (bytes, not characters)', () => {
+    const deep = `/${'x'.repeat(254)}`.repeat(16); // 4080 bytes, no name over 255
+    expect(pathLengthProblem(`${deep}/${'x'.repeat(14)}`)).toBeUndefined();
+    expect(pathLengthProblem(`${deep}/${'x'.repeat(15)}`)).toBe(
+      'is 4096 bytes long: Linux takes no path over 4095 bytes (PATH_MAX)',
+    );
+    expect(pathLengthProblem(`/b/${'x'.repeat(255)}/tmp`)).toBeUndefined();
+    expect(pathLengthProblem(`/b/${'é'.repeat(128)}/tmp`)).toBe(
+      'has a 256-byte folder name: Linux takes none over 255 bytes (NAME_MAX)',
+    );
   });
 });
 
