@@ -8,7 +8,8 @@
 import { isAscii } from 'node:buffer';
 import { closeSync, read } from 'node:fs';
 import { openCheckedSync } from '../system/read-file.js';
-import { LineSplitter, type ReadLinesOptions, type ReadLinesResult } from './lines.js';
+import { readTaskRun, type TaskRunEvent } from './console-task-run.js';
+import { LineSplitter, latin1, type ReadLinesOptions, type ReadLinesResult } from './lines.js';
 
 export type LogLevel = 'DEBUG' | 'NOTE' | 'WARNING' | 'ERROR' | 'CRITICAL';
 
@@ -32,7 +33,7 @@ export interface SstateSummary {
 
 export type ConsoleEvent = At &
   (
-    | { kind: 'task-run'; mode: 'normal' | 'setscene' | 'noexec'; index: number; total: number; tid: string }
+    | Omit<TaskRunEvent, 'lineNo'>
     | { kind: 'recipe-task'; pf: string; task: string; state: 'Started' | 'Succeeded' | 'Failed' }
     | { kind: 'setscene-completed' }
     | ({ kind: 'sstate-summary' } & SstateSummary)
@@ -50,8 +51,6 @@ export type ConsoleEvent = At &
 
 export type ConsoleEventKind = ConsoleEvent['kind'];
 
-// 'NOTE: Running setscene task 11 of 12 (/l/zlib_1.3.1.bb:do_package_setscene)' → setscene, 11, 12, tid
-const RUNNING = /^Running (?:(setscene|noexec) )?task (\d+) of (\d+) \((.+)\)$/;
 // 'NOTE: recipe zlib-1.3.1-r0: task do_compile: Succeeded' → pf, do_compile, Succeeded
 const RECIPE_TASK = /^recipe (\S+): task (do_\S+): (Started|Succeeded|Failed)$/;
 // 'Sstate summary: Wanted 42 Local 3 Mirrors 0 Missed 39 Current 7 (7% match, 20% complete)'
@@ -88,8 +87,9 @@ export class ConsoleLogParser {
   }
 
   /** Lines passed over unread (they cannot give a wanted event): numbering goes on after them. */
-  skip(lines: number): void {
+  skip(lines: number): number {
     this.lineNo += lines;
+    return this.lineNo;
   }
 
   push(line: string, onEvent: (event: ConsoleEvent) => void): void {
@@ -208,13 +208,12 @@ function classifyMessage(level: LogLevel, text: string, lineNo: number): Console
   // Each NOTE form starts with its own letter: one expression tried per line, not four.
   if (level === 'NOTE') {
     switch (text.charCodeAt(0)) {
-      case 82: // R
-        m = RUNNING.exec(text);
-        if (m) {
-          const mode = (m[1] ?? 'normal') as 'normal' | 'setscene' | 'noexec';
-          return { kind: 'task-run', mode, index: Number(m[2]), total: Number(m[3]), tid: m[4]!, lineNo };
-        }
+      case 82: {
+        // R
+        const run = readTaskRun(text, 0, text.length, lineNo);
+        if (run) return run;
         break;
+      }
       case 114: // r
         m = RECIPE_TASK.exec(text);
         if (m) {
@@ -286,18 +285,17 @@ export async function readConsoleLog(
       }
     : onEvent;
   const splitter = new LineSplitter(options);
-  // No needles (every kind asked for, or one any line can give): every line is read.
+  // No needles (every kind asked for, or one any line can give): every line is read. Even
+  // then the chunk is decoded once and task starts are read in place: every event of a
+  // 256 MiB log in 1,070 ms instead of the splitter's 1,200–1,250 (12-05).
   const needles = options.kinds && needlesOf(options.kinds);
-  const lines = needles && new NeedleLines(needles, splitter, parser);
+  const lines = new NeedleLines(needles, splitter, parser);
   const onLine = (line: string) => parser.push(line, give);
   let bytes = 0;
   for await (const chunk of readAhead(path, options.chunkBytes ?? READ_AHEAD_BYTES)) {
     bytes += chunk.length;
-    // Every line wanted: the plain splitter. The needle search only pays when it skips lines;
-    // for every line its latin1 pass and per-line copies made the read 1.39x slower (medians of
-    // 8 alternating rounds on 128 MiB: 1,250 ms with it, 600 ms without).
-    if (lines) lines.push(chunk, onLine);
-    else splitter.push(chunk, onLine);
+    for (let at = 0; at < chunk.length; at += DECODE_BYTES)
+      lines.push(chunk.subarray(at, at + DECODE_BYTES), onLine, give);
   }
   splitter.end(onLine);
   parser.end(give);
@@ -305,7 +303,14 @@ export async function readConsoleLog(
 }
 
 /** Two buffers this size, reused: the peak RSS does not grow with them as a stream's chunks do. */
-const READ_AHEAD_BYTES = 256 * 1024;
+const READ_AHEAD_BYTES = 1024 * 1024;
+/**
+ * The needle search decodes this much at a time. A latin1 string over V8's largest young-space
+ * object (128 KiB) is made in its own fresh pages, and on this 2-core VM their page faults cost
+ * 2.8 ms per MiB decoded: 256 MiB of a log in 1,095 ms at 256 KiB, 1,326 ms at 128 KiB, 87 ms at
+ * 120 KiB and 93 ms at 64 KiB (read, decode and find every newline, one process each, 12-05).
+ */
+const DECODE_BYTES = 64 * 1024;
 
 /**
  * The file's bytes in chunks, each read in the thread pool while the previous one is parsed
@@ -339,11 +344,14 @@ async function* readAhead(path: string, chunkBytes: number): AsyncGenerator<Buff
 // classifyMessage wants them (ASCII, so the same in the bytes and in the decoded line).
 // message and text can come from any line: none.
 const BLOCK_START = 'Build Configuration:';
+const LEVEL_NOTE = 'NOTE: ';
+const RUN_NEEDLE = 'NOTE: Running ';
+const SSTATE_NEEDLE = 'Sstate summary:';
 const NEEDLES: Partial<Record<ConsoleEventKind, string>> = {
-  'task-run': 'NOTE: Running ',
+  'task-run': RUN_NEEDLE,
   'recipe-task': 'NOTE: recipe ',
   'setscene-completed': 'NOTE: Setscene tasks completed',
-  'sstate-summary': 'Sstate summary:',
+  'sstate-summary': SSTATE_NEEDLE,
   'tasks-summary': 'NOTE: Tasks Summary: ',
   'failure-logfile': 'ERROR: Logfile of failure stored in: ',
   'task-failed': 'ERROR: Task (',
@@ -367,7 +375,8 @@ function needlesOf(kinds: readonly ConsoleEventKind[]): string[] | undefined {
 /**
  * Gives the splitter only the lines that hold a needle (every line inside the Build
  * Configuration block), found by searching a chunk's bytes once per needle; the others are
- * counted as the splitter and the parser would count them, never decoded.
+ * counted as the splitter and the parser would count them, never decoded. A task start at the
+ * start of its line is read where it lies, without making the line.
  *
  * Speed, measured on the bench's log shape (272 MB, 2.98 M lines, 40 % task starts; 2-core
  * EPYC at load 3–4; wall time; `grep -c -E` on the task-start pattern: 0.81 s = 320 MiB/s):
@@ -386,25 +395,41 @@ function needlesOf(kinds: readonly ConsoleEventKind[]): string[] | undefined {
  * - rejected: the whole chunk decoded once and lines cut as slices of it (the split alone
  *   0.95 → 0.31 s): V8 slices keep their parent string, so a kept event would keep its 256 KiB
  *   chunk alive.
- * - the floor in JS, measured: reading, latin1 decoding and finding 2.98 M newlines takes
- *   0.54 s of CPU; with a hand-made event per task start, 1.15 s, still 1.4× grep -c. A log
- *   that is 40 % task starts cannot be turned into events at grep's speed here.
+ * - the floor in JS was measured as 0.54 s of CPU to read, decode and find the newlines, and
+ *   a log that is 40 % task starts was thought too slow to beat grep. Most of that floor was
+ *   page faults (12-05, 256 MiB, grep -c -E 0.61 s): a latin1 string over 128 KiB is made in
+ *   fresh pages, 2.8 ms per MiB here; decoding 64 KiB windows of 1 MiB reads took task starts
+ *   from 1,680 to 650 ms. Then: jumping from needle to needle, only counting the lines between
+ *   (not testing each line), 546 ms; a task start read in place from the chunk by
+ *   console-task-run.ts, its tid the only string made, 530 ms; that string made by Buffer's
+ *   own latin1 decoder, 490–500 ms (everything else as above, every event 1.2 s, churn's three
+ *   kinds 0.89 s).
  */
 class NeedleLines {
+  /** The strings a line must hold to be read (none when every line is). */
+  private readonly needles: string[];
   /** Where each needle is next found in the current chunk (Infinity: not in the rest of it). */
   private readonly next: number[];
+  private readonly everyLine: boolean;
+  /** Task starts are wanted: read in place. */
+  private readonly runs: boolean;
+  /** Where 'Sstate summary:' is next found: a line that holds it is parsed whole. */
+  private sstate = -1;
   /** The last chunk ended inside a line, which the splitter holds. */
   private carry = false;
 
   constructor(
-    private readonly needles: string[],
+    needles: string[] | undefined,
     private readonly splitter: LineSplitter,
     private readonly parser: ConsoleLogParser,
   ) {
-    this.next = needles.map(() => -1);
+    this.everyLine = needles === undefined;
+    this.needles = needles ?? [];
+    this.runs = needles === undefined || needles.includes(RUN_NEEDLE);
+    this.next = this.needles.map(() => -1);
   }
 
-  push(chunk: Buffer, onLine: (line: string) => void): void {
+  push(chunk: Buffer, onLine: (line: string) => void, onEvent: (event: ConsoleEvent) => void): void {
     const { splitter, parser } = this;
     let start = 0;
     if (this.carry) {
@@ -423,48 +448,81 @@ class NeedleLines {
     // All ASCII (nearly every chunk of a log): a line's latin1 decoding is its UTF-8 decoding.
     const ascii = isAscii(chunk);
     this.next.fill(-1);
+    this.sstate = -1;
     const max = splitter.maxLineBytes;
-    let passed = 0;
     for (let s = start; ; ) {
-      const nl = text.indexOf('\n', s);
+      // The nearest needle from here on; inside the block every line is read.
+      const hit = parser.inBlock || this.everyLine ? s : this.nearest(text, s);
+      let nl = text.indexOf('\n', s);
+      // The lines before the one that holds it are only counted, as LineSplitter counts them:
+      // a line over the cap is skipped, and not numbered by the parser.
+      let lines = 0;
+      let long = 0;
+      while (nl >= 0 && nl < hit) {
+        lines++;
+        if (nl - s > max) long++;
+        s = nl + 1;
+        nl = text.indexOf('\n', s);
+      }
+      splitter.lines += lines;
+      splitter.skippedLongLines += long;
+      parser.skip(lines - long);
       if (nl < 0) {
-        parser.skip(passed);
         this.carry = s < chunk.length;
         if (this.carry) splitter.push(chunk.subarray(s), onLine);
         return;
       }
-      if (parser.inBlock || this.holdsNeedle(text, s, nl)) {
-        parser.skip(passed);
-        passed = 0;
-        if (!ascii) splitter.push(chunk.subarray(s, nl + 1), onLine);
-        else {
-          // What the splitter would do, without its Buffer views: a copy, not a slice of
-          // `text`, so an event kept by the caller does not keep the whole chunk alive.
-          splitter.lines++;
-          if (nl - s > max) splitter.skippedLongLines++;
-          else onLine(chunk.toString('latin1', s, text.charCodeAt(nl - 1) === CARRIAGE_RETURN ? nl - 1 : nl));
-        }
-      } else {
-        // As LineSplitter counts it: a line over the cap is skipped, and not numbered by the parser.
+      if (!ascii) splitter.push(chunk.subarray(s, nl + 1), onLine);
+      else {
+        // What the splitter would do, without its Buffer views: a copy, not a slice of
+        // `text`, so an event kept by the caller does not keep the whole chunk alive.
         splitter.lines++;
+        const end = text.charCodeAt(nl - 1) === CARRIAGE_RETURN ? nl - 1 : nl;
         if (nl - s > max) splitter.skippedLongLines++;
-        else passed++;
+        else if (!this.taskRun(chunk, text, s, end, onEvent)) onLine(latin1(chunk, s, end));
       }
       s = nl + 1;
     }
   }
 
-  private holdsNeedle(text: string, start: number, end: number): boolean {
+  /**
+   * A line that starts with the task-start needle, read where it lies in the chunk: the event
+   * the parser would give, without making the line. False: the line goes to the parser.
+   */
+  private taskRun(
+    chunk: Buffer,
+    text: string,
+    s: number,
+    end: number,
+    onEvent: (e: ConsoleEvent) => void,
+  ): boolean {
+    if (!this.runs || this.parser.inBlock || !text.startsWith(RUN_NEEDLE, s)) return false;
+    // The parser tests for the summary first, wherever it stands in the line.
+    if (this.sstate < s) {
+      const at = text.indexOf(SSTATE_NEEDLE, s);
+      this.sstate = at < 0 ? Number.POSITIVE_INFINITY : at;
+    }
+    if (this.sstate < end) return false;
+    const event = readTaskRun(text, s + LEVEL_NOTE.length, end, this.parser.skip(0) + 1, chunk);
+    if (event === undefined) return false;
+    this.parser.skip(1);
+    onEvent(event);
+    return true;
+  }
+
+  /** Where the first needle from `from` on starts (Infinity: none in the rest of the chunk). */
+  private nearest(text: string, from: number): number {
+    let first = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.needles.length; i++) {
       let at = this.next[i]!;
-      if (at < start) {
-        at = text.indexOf(this.needles[i]!, start);
+      if (at < from) {
+        at = text.indexOf(this.needles[i]!, from);
         if (at < 0) at = Number.POSITIVE_INFINITY;
         this.next[i] = at;
       }
-      if (at < end) return true;
+      if (at < first) first = at;
     }
-    return false;
+    return first;
   }
 }
 

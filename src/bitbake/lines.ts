@@ -147,3 +147,16 @@ export async function readLines(
   }
   return { lines: splitter.lines, skippedLongLines: splitter.skippedLongLines, bytes, stopped };
 }
+
+type WithLatin1 = Buffer & { latin1Slice?: (start: number, end: number) => string };
+
+/**
+ * `buf.toString('latin1', start, end)` through Buffer's own decoder, which toString reaches
+ * after checking its arguments and looking the encoding up: 60 of the 550 ms that 1.2 M task
+ * starts take in a 256 MiB console log (12-05). That decoder is not in Node's documentation,
+ * so the documented call stands in wherever it is missing.
+ */
+export const latin1: (buf: Buffer, start: number, end: number) => string =
+  typeof (Buffer.prototype as WithLatin1).latin1Slice === 'function'
+    ? (buf, start, end) => (buf as WithLatin1).latin1Slice!(start, end)
+    : (buf, start, end) => buf.toString('latin1', start, end);

@@ -44,6 +44,9 @@ const LINES: (string | Buffer)[] = [
   'NOTE: Running task 1 of 2 (a\u2028b)',
   'NOTE: Running task 99999999999999999999 of 2 (é)',
   'Initialising tasks...done.NOTE: Running task 5 of 6 (glued:do_x)',
+  // A task start that holds the summary is the summary; one that holds only its name is a start.
+  'NOTE: Running task 7 of 8 (x Sstate summary: Wanted 1 Local 1 Mirrors 0 Missed 0 Current 0 (100% match, 100% complete))',
+  'NOTE: Running task 7 of 8 (Sstate summary: none)',
   'NOTE: recipe zlib-1.3.1-r0: task do_compile: Started',
   'done.NOTE: recipe zlib-1.3.1-r0: task do_compile: Succeeded',
   'NOTE: recipe\tzlib: task do_compile: Started',
@@ -76,7 +79,7 @@ function trickyLog(): Buffer {
   const parts: Buffer[] = [];
   for (let i = 0; i < 400; i++) {
     if (i === 0 || i === 200) for (const line of BLOCK) parts.push(Buffer.from(`${line}\n`));
-    // 11 shares no factor with the count of LINES (34): every line comes, in a scrambled order.
+    // 11 shares no factor with the count of LINES (36): every line comes, in a scrambled order.
     const line = LINES[(i * 11) % LINES.length]!;
     parts.push(typeof line === 'string' ? Buffer.from(line) : line);
     parts.push(Buffer.from(i % 13 === 0 ? '\r\n' : '\n'));
