@@ -3,7 +3,8 @@
 //   writes: the 35-line file of a finished task on a kernel with /proc/<pid>/io) through
 //   readBuildstatsBuild, against poky's own parser, scripts/lib/buildstats.py
 //   BuildStats.from_dir(), from ../shared/real-bitbake's tarball when present (else its last
-//   measured figure, marked derived); alternating rounds, medians. Goal: ≥ 5× faster.
+//   measured figure, marked derived); alternating rounds, medians. Goal: ≥ 5× faster. Beside
+//   them, the same files only opened, read and closed (information: the system calls' floor).
 // - a 1 GB console log (RAMBAKE_BENCH_LOG_MB scales it) streamed through readConsoleLog in a
 //   child process, so the peak RSS is the reader's own (goal: under 100 MB), against `grep -c`
 //   on the task-start pattern and a Python loop with the same regular expression.
@@ -16,6 +17,7 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  readSync,
   rmSync,
   writeFileSync,
   writeSync,
@@ -172,6 +174,7 @@ async function benchBuildstats(dir: string): Promise<BenchRow[]> {
   const python = `import sys, time\nsys.path.insert(0, sys.argv[1])\nfrom buildstats import BuildStats\nt0 = time.perf_counter()\nbs = BuildStats.from_dir(sys.argv[2])\nprint((time.perf_counter() - t0) * 1000, sum(len(r.tasks) for r in bs.values()))`;
   const ours: number[] = [];
   const theirs: number[] = [];
+  const floor: number[] = [];
   // Measure what users run (dist/, which `npm run bench` builds first), not the TypeScript
   // source through tsx (1,287 ms there against 954 ms built, 12-04).
   const built = new URL('../dist/bitbake/buildstats.js', import.meta.url);
@@ -193,7 +196,9 @@ async function benchBuildstats(dir: string): Promise<BenchRow[]> {
     if (round % 2 === 0) {
       await runOurs();
       runTheirs();
+      floor.push(readOnly(buildDir, written));
     } else {
+      floor.push(readOnly(buildDir, written));
       runTheirs();
       await runOurs();
     }
@@ -216,7 +221,37 @@ async function benchBuildstats(dir: string): Promise<BenchRow[]> {
       goal: '≤ 0.2× poky (5× faster)',
       ok: value * 5 <= reference,
     },
+    {
+      bench: 'records',
+      metric: `the same ${written} files only opened, read and closed (no parse), one thread, median of ${ROUNDS}: what the system calls cost here`,
+      value: Math.round(median(floor)),
+      unit: 'ms',
+      kind: 'measured',
+      reference: Math.round(reference),
+      refName: lib === undefined ? 'poky (last measured)' : 'poky BuildStats.from_dir()',
+      ratio: median(floor) / reference,
+      goal: 'information',
+    },
   ];
+}
+
+/** Opens, reads and closes every task file as the reader does, and parses nothing: its floor. */
+function readOnly(buildDir: string, expected: number): number {
+  const buf = Buffer.allocUnsafe(64 * 1024);
+  const t0 = performance.now();
+  let files = 0;
+  for (const pf of readdirSync(buildDir, { withFileTypes: true })) {
+    if (!pf.isDirectory()) continue;
+    for (const task of readdirSync(join(buildDir, pf.name))) {
+      const fd = openSync(join(buildDir, pf.name, task), 'r');
+      readSync(fd, buf, 0, buf.length, 0);
+      closeSync(fd);
+      files++;
+    }
+  }
+  const ms = performance.now() - t0;
+  if (files !== expected) throw new Error(`read ${files} of ${expected} task files`);
+  return ms;
 }
 
 // Task starts: rambake's RUNNING expression (consolelog.ts) after the NOTE: prefix.

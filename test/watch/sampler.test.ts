@@ -25,7 +25,7 @@ describe('Sampler scan budget', () => {
   it('stops rescanning busy dirs when the budget is spent, but sizes a finished one, and resumes later', async () => {
     // Every reading of the clock moves it 100 ms: each scan "takes" 100 ms.
     let now = 0;
-    const sampler = new Sampler(root, () => {
+    const sampler = new Sampler(root, 2000, () => {
       now += 100;
       return now;
     });
@@ -52,7 +52,7 @@ describe('Sampler scan budget', () => {
 
   it('sizes everything when asked to, whatever the budget', async () => {
     let now = 0;
-    const sampler = new Sampler(root, () => (now += 1000));
+    const sampler = new Sampler(root, 2000, () => (now += 1000));
     for (let i = 0; i < 10; i++) sampler.markDirty(`core2-64-poky-linux/w${i}/1.0`, workdir(`w${i}`));
     await sampler.sample(new WorkdirStates({ rmWork: true, rmWorkExclude: [] }), true);
     expect(Object.keys(sampler.history.at(-1)?.workdirs ?? {})).toHaveLength(10);
