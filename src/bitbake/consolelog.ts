@@ -294,8 +294,17 @@ export async function readConsoleLog(
   let bytes = 0;
   for await (const chunk of readAhead(path, options.chunkBytes ?? READ_AHEAD_BYTES)) {
     bytes += chunk.length;
-    for (let at = 0; at < chunk.length; at += DECODE_BYTES)
-      lines.push(chunk.subarray(at, at + DECODE_BYTES), onLine, give);
+    // Windows end after a newline where one is near, so that only a line across two reads is
+    // carried (through the splitter's slow path) rather than one per window.
+    for (let at = 0; at < chunk.length; ) {
+      let end = Math.min(at + DECODE_BYTES, chunk.length);
+      if (end < chunk.length) {
+        const nl = chunk.lastIndexOf(NEWLINE, end - 1);
+        if (nl >= at) end = nl + 1;
+      }
+      lines.push(chunk.subarray(at, end), onLine, give);
+      at = end;
+    }
   }
   splitter.end(onLine);
   parser.end(give);

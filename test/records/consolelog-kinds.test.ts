@@ -4,6 +4,7 @@
 // that cannot give those kinds without decoding them: it must still give exactly the oracle's
 // events of those kinds, with the same line numbers, whatever the chunk size.
 
+import { isAscii } from 'node:buffer';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,12 +76,12 @@ const LINES: (string | Buffer)[] = [
  * A log from LINES in a scrambled order with the block at the start and in the middle,
  * some lines ending in \r\n, no newline at the end.
  */
-function trickyLog(): Buffer {
+function trickyLog(lines = LINES): Buffer {
   const parts: Buffer[] = [];
   for (let i = 0; i < 400; i++) {
     if (i === 0 || i === 200) for (const line of BLOCK) parts.push(Buffer.from(`${line}\n`));
-    // 11 shares no factor with the count of LINES (36): every line comes, in a scrambled order.
-    const line = LINES[(i * 11) % LINES.length]!;
+    // 11, a prime that divides neither count of lines: every line comes, in a scrambled order.
+    const line = lines[(i * 11) % lines.length]!;
     parts.push(typeof line === 'string' ? Buffer.from(line) : line);
     parts.push(Buffer.from(i % 13 === 0 ? '\r\n' : '\n'));
   }
@@ -131,6 +132,31 @@ describe('readConsoleLog with kinds', () => {
     const result = await readConsoleLog(file, (e) => events.push(e), options);
     return { events, result };
   };
+
+  // Past the reader's 64 KiB decode windows, with a line longer than a window among them, and
+  // all ASCII: a window that is not is read line by line, never in place.
+  const big = join(dir, 'big.log');
+  const ascii = trickyLog(LINES.filter((l): l is string => typeof l === 'string' && isAscii(Buffer.from(l))));
+  const tricky4 = Buffer.concat([ascii, Buffer.from('\n'), ascii, Buffer.from('\n')]);
+  writeFileSync(big, Buffer.concat([tricky4, Buffer.from(`${'w'.repeat(100_000)}\n`), tricky4, tricky4]));
+
+  it('an ASCII log of several decode windows: every read equals the oracle', async () => {
+    const bytes = readFileSync(big);
+    expect(bytes.length).toBeGreaterThan(4 * 64 * 1024);
+    expect(isAscii(bytes)).toBe(true);
+    const { events: all } = oracle(bytes, 1024 * 1024);
+    for (const chunkBytes of [undefined, 100_000, 64]) {
+      const sizes = chunkBytes === undefined ? {} : { chunkBytes };
+      expect((await read(big, sizes)).events).toEqual(all);
+      for (const kinds of [
+        ['task-run'],
+        ['task-run', 'recipe-task', 'sstate-summary'],
+      ] as ConsoleEventKind[][])
+        expect((await read(big, { ...sizes, kinds })).events, `${kinds} in ${chunkBytes}`).toEqual(
+          all.filter((e) => kinds.includes(e.kind)),
+        );
+    }
+  });
 
   it('the tricky log has every kind in it (else the comparisons below prove less)', () => {
     const kinds = new Set(oracle(readFileSync(tricky), 350).events.map((e) => e.kind));
