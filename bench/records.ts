@@ -254,7 +254,7 @@ function readOnly(buildDir: string, expected: number): number {
   return ms;
 }
 
-// Task starts: rambake's RUNNING expression (consolelog.ts) after the NOTE: prefix.
+// Task starts: the form src/bitbake/console-task-run.ts reads (the expression it replaced), after NOTE:.
 const GREP_PATTERN = 'NOTE: Running ((setscene|noexec) )?task [0-9]+ of [0-9]+ \\(.+\\)$';
 const PYTHON_COUNT = `import re, sys\nrx = re.compile(r'NOTE: Running (?:(setscene|noexec) )?task (\\d+) of (\\d+) \\((.+)\\)$')\nn = 0\nwith open(sys.argv[1], encoding='utf-8', errors='replace') as f:\n    for line in f:\n        if rx.search(line.rstrip('\\n')): n += 1\nprint(n)`;
 

@@ -3,8 +3,8 @@
 // size, so a sample costs a few small scans however many recipes the build has.
 //
 // Sizing a work dir is O(its files): a webkitgtk build dir of 200k files takes a good part of a
-// second. So each dir waits SCAN_COST_FACTOR times its last scan's duration before it is scanned
-// again, and all scans together stay within SCAN_SHARE of one core over the watch (busy dirs
+// second. So each dir waits SCAN_COST_FACTOR times its last scan's duration, and at least
+// RESCAN_INTERVALS sampling intervals, before it is scanned again, and all scans together stay within SCAN_SHARE of one core over the watch (busy dirs
 // are rescanned only while the budget lasts; a dir that just finished or was cleaned may
 // borrow one allowance ahead, because its size at that moment is what lingering and peaks
 // report). statfs, which is what fill and time-to-full come from, is read every interval.
