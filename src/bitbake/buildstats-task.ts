@@ -83,33 +83,51 @@ const TIMES = (['utime', 'stime', 'cutime', 'cstime'] as const).map((key) => [ke
 const IO_BYTES = IO_KEYS.map((key) => [key, ascii(key)] as const);
 const RUSAGE_BYTES = RUSAGE_KEYS.map((key) => [key, ascii(key)] as const);
 
-/** The same as parseBuildstatsTask, on the first `length` bytes of `buf` (a reused read buffer). */
+// Shared by the records that have no unknown key and no skipped line (nearly all): two objects
+// fewer per record. Frozen: a record's own are made on the first write.
+const NO_OTHER: Record<string, string> = Object.freeze({});
+const NO_SKIPPED: string[] = Object.freeze([]) as unknown as string[];
+
+/** The same as parseBuildstatsTask, on `buf[offset, length)` (a reused read buffer). */
 export function parseBuildstatsBytes(
   buf: Uint8Array,
   length: number,
   where?: { pf: string; taskFile: string },
+  offset = 0,
 ): BuildstatsTask {
   const named = splitTaskName(where?.taskFile ?? '');
+  // Every field is in the literal, so that all 50,000 records share one shape and keep their
+  // fields in the object (optional ones added later make a new shape and a second store).
   const record: BuildstatsTask = {
     pf: where?.pf ?? '',
     task: named.task,
     setscene: named.setscene,
+    started: undefined,
+    ended: undefined,
+    elapsed: undefined,
+    status: undefined,
+    utime: undefined,
+    stime: undefined,
+    cutime: undefined,
+    cstime: undefined,
     io: {},
     rusage: {},
     childRusage: {},
-    other: {},
+    other: NO_OTHER,
     complete: false,
-    skipped: [],
+    skipped: NO_SKIPPED,
   };
-  for (let start = 0; start < length; ) {
+  for (let start = offset; start < length; ) {
     let end = start;
     while (end < length && buf[end] !== 10) end++;
     let from = start;
     let to = end;
     while (from < to && isBlank(buf[from]!)) from++;
     while (to > from && isBlank(buf[to - 1]!)) to--;
-    if (from < to && !applyLine(record, buf, from, to, where?.taskFile))
+    if (from < to && !applyLine(record, buf, from, to, where?.taskFile)) {
+      if (record.skipped === NO_SKIPPED) record.skipped = [];
       record.skipped.push(Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('utf8'));
+    }
     start = end + 1;
   }
   return record;
@@ -215,6 +233,7 @@ function applyOther(
   }
   const key = text(buf, from, keyEnd);
   if (/^[A-Za-z][\w ]*$/.test(key)) {
+    if (r.other === NO_OTHER) r.other = {};
     r.other[key] = text(buf, valueFrom, to);
     return true;
   }
