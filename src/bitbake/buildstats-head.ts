@@ -14,6 +14,8 @@
 // names them and the caller reads them through the checked reader.
 
 import { spawn } from 'node:child_process';
+import { closeSync } from 'node:fs';
+import { type FifoPipe, readFifo } from '../system/fifo-pipe.js';
 import { HeadOutputReader, type OnHeadEntry } from './buildstats-head-output.js';
 
 /** head's byte limit per file: a task file is 1–3 kB; one that reaches this is re-read whole. */
@@ -38,11 +40,17 @@ export function headUsable(): boolean {
 
 /**
  * Reads every entry of `folders` (names in `dir`) with one find process and the head processes
- * it starts, calling `onFile` per entry as the output arrives (parse it there: the bytes are
- * not kept). Resolves true when the batch ended cleanly, false when it must be read again
- * in-process (see the top of this file): entries already passed to onFile are then void.
+ * it starts, which write to `pipe` (its write end is closed here). Calls `onFile` per entry as
+ * the output arrives (parse it there: the bytes are not kept). Resolves true when the batch
+ * ended cleanly, false when it must be read again in-process (see the top of this file):
+ * entries already passed to onFile are then void.
  */
-export function readFoldersWithHead(dir: string, folders: string[], onFile: OnHeadEntry): Promise<boolean> {
+export function readFoldersWithHead(
+  dir: string,
+  folders: string[],
+  pipe: FifoPipe,
+  onFile: OnHeadEntry,
+): Promise<boolean> {
   const reader = new HeadOutputReader(onFile);
   const args = ['-P', ...folders.map((f) => `./${f}`), '-mindepth', '1', '-maxdepth', '1'];
   // /dev/null first: each head run starts with its empty file, a marker the reader knows.
@@ -52,11 +60,14 @@ export function readFoldersWithHead(dir: string, folders: string[], onFile: OnHe
   const child = spawn('find', args, {
     cwd: dir,
     env: ENV,
-    stdio: ['ignore', 'pipe', 'ignore'],
+    stdio: ['ignore', pipe.write, 'ignore'],
     detached: true,
   });
+  closeSync(pipe.write);
   return new Promise((resolve) => {
     let stalled = false;
+    let failed = false;
+    let open = 2; // the child's exit and the pipe's end
     const kill = () => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
@@ -69,22 +80,41 @@ export function readFoldersWithHead(dir: string, folders: string[], onFile: OnHe
       kill();
     };
     let timer = setTimeout(onStall, STALL_MS);
-    child.stdout.on('data', (chunk: Buffer) => {
+    const done = () => {
+      if (--open > 0) return;
+      clearTimeout(timer);
+      reader.end();
+      resolve(!failed && !stalled && reader.error === undefined);
+    };
+    readBuffer ??= Buffer.allocUnsafeSlow(256 * 1024);
+    const socket = readFifo(pipe.read, readBuffer, (bytes, length) => {
       clearTimeout(timer);
       timer = setTimeout(onStall, STALL_MS);
-      reader.push(chunk);
+      reader.push(bytes, length);
       if (reader.error !== undefined) kill();
     });
+    socket.on('error', () => {
+      failed = true;
+      kill();
+    });
+    socket.on('close', done);
+    socket.on('end', () => socket.destroy());
+    let exited = false;
+    const exit = (clean: boolean) => {
+      if (!clean) failed = true;
+      if (exited) return;
+      exited = true;
+      done();
+    };
     // find could not be started: this batch is read in-process, and so are the next ones.
     child.on('error', () => {
       usable = false;
-      clearTimeout(timer);
-      resolve(false);
+      socket.destroy();
+      exit(false);
     });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      reader.end();
-      resolve(code === 0 && !stalled && reader.error === undefined);
-    });
+    child.on('exit', (code) => exit(code === 0));
   });
 }
+
+/** One read buffer for every pipe: each read is split before the next one is made. */
+let readBuffer: Buffer | undefined;

@@ -3,6 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
 import { RefusedFileError } from '../errors.js';
+import { openFifoPipes } from '../system/fifo-pipe.js';
 import { type ReadKind, readTextSync } from '../system/read-file.js';
 import { HEAD_LIMIT, headUsable, readFoldersWithHead } from './buildstats-head.js';
 import { type BuildstatsTask, parseBuildstatsBytes, parseBuildstatsTask } from './buildstats-task.js';
@@ -219,11 +220,21 @@ async function readWithHead(
   const outcomes: HeadOutcome[] = [];
   for (let i = 0; i < folders.length; i += size)
     outcomes.push({ folders: folders.slice(i, i + size), tasks: [], checked: [], failed: false });
-  const read = async (outcome: HeadOutcome): Promise<void> => {
-    const clean = await readFoldersWithHead(build.dir, outcome.folders, (pf, taskFile, buf, from, to) => {
-      if (buf === undefined || to - from >= HEAD_LIMIT) outcome.checked.push(`${pf}/${taskFile}`);
-      else outcome.tasks.push(parseBuildstatsBytes(buf, to, { pf, taskFile }, from));
-    });
+  const pipes = openFifoPipes(outcomes.length);
+  if (pipes === undefined) {
+    await readInThread(build, folders, options);
+    return;
+  }
+  const read = async (outcome: HeadOutcome, i: number): Promise<void> => {
+    const clean = await readFoldersWithHead(
+      build.dir,
+      outcome.folders,
+      pipes[i]!,
+      (pf, taskFile, buf, from, to) => {
+        if (buf === undefined || to - from >= HEAD_LIMIT) outcome.checked.push(`${pf}/${taskFile}`);
+        else outcome.tasks.push(parseBuildstatsBytes(buf, to, { pf, taskFile }, from));
+      },
+    );
     outcome.failed = !clean;
   };
   await Promise.all(outcomes.map(read));

@@ -3,15 +3,26 @@
 // reader's, whatever the files hold.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readBuildstatsBuild } from '../../src/bitbake/buildstats.js';
 import { HEAD_LIMIT, readFoldersWithHead } from '../../src/bitbake/buildstats-head.js';
 import { HeadOutputReader } from '../../src/bitbake/buildstats-head-output.js';
+import { openFifoPipes, readFifo } from '../../src/system/fifo-pipe.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { tempDir } from '../helpers/exec.js';
+
+const pipe = () => openFifoPipes(1)![0]!;
 
 const cleanups = cleanupsAfterEach();
 const scratch = () => {
@@ -157,7 +168,7 @@ describe('readBuildstatsBuild with find and head processes', () => {
     const dir = scratch();
     const folders = writeBuild(dir);
     const names: string[] = [];
-    const clean = await readFoldersWithHead(dir, folders, (folder, name, buf) =>
+    const clean = await readFoldersWithHead(dir, folders, pipe(), (folder, name, buf) =>
       names.push(`${folder}/${name}${buf === undefined ? ' (other)' : ''}`),
     );
     expect(clean).toBe(true);
@@ -171,7 +182,7 @@ describe('readBuildstatsBuild with find and head processes', () => {
       join(dir, 'recipe1-1.1-r0', 'do_odd'),
       'Started: 1.0 \n\n==> ./recipe2-1.2-r0/do_x <==\nutime: 2\n',
     );
-    expect(await readFoldersWithHead(dir, folders, () => {})).toBe(false);
+    expect(await readFoldersWithHead(dir, folders, pipe(), () => {})).toBe(false);
     const withHead = await readBuildstatsBuild(dir, { processes: 2 });
     expect(withHead).toEqual(await readBuildstatsBuild(dir, { processes: 1 }));
     expect(withHead.tasks.find((t) => t.task === 'do_odd')?.skipped).toEqual([
@@ -184,6 +195,33 @@ describe('readBuildstatsBuild with find and head processes', () => {
     const folders = writeBuild(dir);
     execFileSync('rm', ['-r', join(dir, folders[3]!)]);
     // The listing still names it: find fails on it, and the batch is read in-process.
-    expect(await readFoldersWithHead(dir, folders, () => {})).toBe(false);
+    expect(await readFoldersWithHead(dir, folders, pipe(), () => {})).toBe(false);
+  });
+});
+
+describe('openFifoPipes', () => {
+  it('makes pipes that carry bytes and leaves nothing in the temp dir', async () => {
+    const dir = scratch();
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = dir;
+    try {
+      const pipes = openFifoPipes(2)!;
+      expect(pipes).toHaveLength(2);
+      expect(readdirSync(dir)).toEqual([]);
+      for (const p of pipes) {
+        writeSync(p.write, 'one ');
+        writeSync(p.write, 'two');
+        closeSync(p.write);
+        const got: string[] = [];
+        const socket = readFifo(p.read, Buffer.alloc(16), (bytes, length) =>
+          got.push(bytes.toString('utf8', 0, length)),
+        );
+        await new Promise((resolve) => socket.on('close', resolve).on('end', () => socket.destroy()));
+        expect(got.join('')).toBe('one two');
+      }
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
   });
 });
