@@ -86,8 +86,7 @@ export function readFoldersWithHead(
       reader.end();
       resolve(!failed && !stalled && reader.error === undefined);
     };
-    readBuffer ??= Buffer.allocUnsafeSlow(256 * 1024);
-    const socket = readFifo(pipe.read, readBuffer, (bytes, length) => {
+    const socket = readFifo(pipe.read, (bytes, length) => {
       clearTimeout(timer);
       timer = setTimeout(onStall, STALL_MS);
       reader.push(bytes, length);
@@ -115,6 +114,3 @@ export function readFoldersWithHead(
     child.on('exit', (code) => exit(code === 0));
   });
 }
-
-/** One read buffer for every pipe: each read is split before the next one is made. */
-let readBuffer: Buffer | undefined;

@@ -46,15 +46,16 @@ export function openFifoPipes(count: number): FifoPipe[] | undefined {
   }
 }
 
+/** One buffer for every pipe read here: each read is used up by its callback before the next one. */
+let shared: Buffer | undefined;
+
 /**
- * Reads a pipe's read end into `buffer`, calling `onData(bytes, length)` per read (the bytes
- * are valid during the call only). The returned socket ends when every writer has closed.
+ * Reads a pipe's read end into one shared buffer, calling `onData(bytes, length)` per read (the
+ * bytes are valid during the call only). The returned socket ends when every writer has closed.
  */
-export function readFifo(
-  read: number,
-  buffer: Buffer,
-  onData: (bytes: Buffer, length: number) => void,
-): Socket {
+export function readFifo(read: number, onData: (bytes: Buffer, length: number) => void): Socket {
+  shared ??= Buffer.allocUnsafeSlow(256 * 1024);
+  const buffer = shared;
   // `onread` is documented for new net.Socket() (Node ≥ 14.17) though @types/node lists it only for connect().
   const options = {
     fd: read,

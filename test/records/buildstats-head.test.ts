@@ -213,9 +213,7 @@ describe('openFifoPipes', () => {
         writeSync(p.write, 'two');
         closeSync(p.write);
         const got: string[] = [];
-        const socket = readFifo(p.read, Buffer.alloc(16), (bytes, length) =>
-          got.push(bytes.toString('utf8', 0, length)),
-        );
+        const socket = readFifo(p.read, (bytes, length) => got.push(bytes.toString('utf8', 0, length)));
         await new Promise((resolve) => socket.on('close', resolve).on('end', () => socket.destroy()));
         expect(got.join('')).toBe('one two');
       }
