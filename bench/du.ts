@@ -21,7 +21,8 @@
 //   of directories names the groups.
 // - the same reader on a Set of inode numbers and a new 512 KiB batch per 16k links: 73–80 MB.
 // Chosen: find with -mindepth 1 and three short records (d<blocks>, <blocks>, l<blocks> dev
-// ino), 2 processes on subtrees, this thread reading: 4.7–4.8 s CPU, 60 MB (see the table).
+// ino), 2 processes on subtrees, this thread reading: 4.7–4.8 s CPU, 60 MB (see the table);
+// since 12-05 through FIFOs read into one buffer (src/system/fifo-pipe.ts), not spawn's pipes.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
