@@ -99,8 +99,10 @@ export function walkWithFind(
     const size = batches.length < 2 * processes ? 1 : Math.max(1, Math.floor(queue.length / (4 * processes)));
     batches.push(queue.splice(0, size));
   }
-  // All pipes in one mkfifo: one per batch cost 0.2 s of CPU over the 42 batches of a 1M-entry tree.
-  const pipes = openFifoPipes(batches.length);
+  // All pipes in one mkfifo: one per batch cost 0.2 s of CPU over the 42 batches of a 1M-entry
+  // tree. A hand-off of one or two subtrees (the watcher sizing a busy work dir) prints little,
+  // and a mkfifo would block this thread longer than its pipes save: spawn's pipes then.
+  const pipes = batches.length > processes ? openFifoPipes(batches.length) : undefined;
   return new Promise((resolve, reject) => {
     let running = 0;
     let started = 0;

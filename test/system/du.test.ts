@@ -8,6 +8,7 @@ import { parseFindError, walkWithFind } from '../../src/system/du-find.js';
 import { UsageMerger } from '../../src/system/du-merge.js';
 import { walkShared } from '../../src/system/du-share.js';
 import { TreeWalker, WalkTally } from '../../src/system/du-walk.js';
+import type { InodeNumber } from '../../src/system/inode-set.js';
 
 // GNU du is the reference: every figure below is compared with what it prints.
 const duBytes = async (...paths: string[]): Promise<number[]> => {
@@ -259,6 +260,35 @@ describe.runIf(process.platform === 'linux')('scanTree on a wider tree', () => {
   });
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
+  it('reads find through FIFOs (many batches) as through spawn pipes (a hand-off of a few), to the byte', async () => {
+    const tasks = Array.from({ length: 12 }, (_, a) => ({
+      path: path.join(root, `a${a}`),
+      depth: 1,
+      group: '',
+    }));
+    const walk = async (processes: number) => {
+      const links: number[] = [];
+      const acc = new WalkTally((batch) => links.push(batch.count));
+      await walkWithFind(tasks, acc, 0, processes);
+      acc.flushLinks();
+      return {
+        tally: acc.tally(''),
+        singles: acc.singleInodes,
+        errors: acc.errors,
+        links: links.reduce((a, b) => a + b, 0),
+      };
+    };
+    const viaFifo = await walk(1); // 12 batches for 1 process: FIFOs
+    const viaPipes = await walk(12); // one batch each: spawn's pipes
+    expect(viaFifo).toEqual(viaPipes);
+    const own = tasks.reduce((sum, t) => sum + blocksOf(t.path), 0);
+    const du = (await duBytes(...tasks.map((t) => t.path))).reduce((a, b) => a + b, 0);
+    // The start folders' own blocks are counted by whoever hands them off; links once in the merger.
+    expect(viaFifo.tally.bytes).toBeLessThanOrEqual(du - own);
+    expect(viaFifo.tally.dirs).toBe(12 * 12 * 2);
+    expect(viaFifo.links).toBe(12 * 12);
+  });
+
   it('keeps exact totals when workers hand each other folders', async () => {
     const [expected] = await duBytes(root);
     for (const workers of [2, 4]) {
@@ -379,6 +409,47 @@ describe('InodeSet', () => {
     expect(a.has(2049, 2 ** 53 - 2)).toBe(false);
     expect(a.add(2049, 2 ** 53 - 2)).toBe(true);
     expect(a.has(2049, 2 ** 53 - 2)).toBe(true);
+  });
+
+  it('holds what a Set holds, through growth, on both sides of 2^32', () => {
+    const set = new InodeSet();
+    const oracle = new Set<string>();
+    const edges: InodeNumber[] = [
+      0,
+      1,
+      2 ** 32 - 2,
+      2 ** 32 - 1,
+      2 ** 32,
+      2 ** 40 + 7,
+      2 ** 53 - 1,
+      '9007199254740993',
+    ];
+    let x = 12345;
+    const next = () => {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      return x;
+    };
+    const inos: InodeNumber[] = [...edges];
+    for (let i = 0; i < 20_000; i++) inos.push(i % 5 === 0 ? next() * 4096 + (i % 4096) : next() % 50_000);
+    for (const [i, ino] of inos.entries()) {
+      const dev = i % 3 === 0 ? 2049 : 64768;
+      const key = `${dev}:${ino}`;
+      expect(set.add(dev, ino), key).toBe(!oracle.has(key));
+      oracle.add(key);
+    }
+    expect(set.size).toBe(oracle.size);
+    for (const ino of [...edges, 3, 50_001, 2 ** 33]) {
+      for (const dev of [2049, 64768, 1])
+        expect(set.has(dev, ino), `${dev}:${ino}`).toBe(oracle.has(`${dev}:${ino}`));
+    }
+    expect(new Set([...set.entries()].map(([dev, ino]) => `${dev}:${ino}`))).toEqual(oracle);
+    const other = new InodeSet();
+    other.add(2049, 2 ** 32 + 5);
+    other.add(2049, 0);
+    other.add(7, 1);
+    set.absorb(other);
+    expect(set.has(2049, 2 ** 32 + 5) && set.has(7, 1)).toBe(true);
+    expect(set.size).toBe(oracle.size + (oracle.has('2049:4294967301') ? 0 : 1) + 1);
   });
 });
 
