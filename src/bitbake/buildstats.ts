@@ -206,7 +206,7 @@ interface HeadOutcome {
   failed: boolean;
 }
 
-/** Reads the folders in batches, `processes` at a time (buildstats-head.ts), and parses here. */
+/** Reads the folders in at least `processes` batches, all at once (buildstats-head.ts), and parses here. */
 async function readWithHead(
   build: BuildstatsBuild,
   folders: string[],
