@@ -17,6 +17,8 @@
 // newline in between: after find's record it is read as such; after a file that did not end
 // with a newline (a line torn by a build still writing it) it ends the file's bytes and is cut.
 
+import { sameText } from './buildstats-task.js';
+
 const SEPARATOR = Buffer.from('\n==> ');
 const HEADER_END = Buffer.from(' <==\n');
 const MARKER_LINE = Buffer.from('==> /dev/null <==\n');
@@ -136,10 +138,9 @@ export class HeadOutputReader {
     if (expected === undefined) return this.#fail('head printed a file find did not announce');
     const end = from + Buffer.byteLength(expected);
     if (left < end - pos + HEADER_END.length) return final ? this.#fail('a header does not end') : -1;
-    if (
-      !sameText(buf, from, end, expected) ||
-      buf.compare(HEADER_END, 0, HEADER_END.length, end, end + HEADER_END.length) !== 0
-    )
+    // Byte by byte while the path is ASCII, else decoded.
+    const same = sameText(buf, from, end, expected) || buf.toString('utf8', from, end) === expected;
+    if (!same || buf.compare(HEADER_END, 0, HEADER_END.length, end, end + HEADER_END.length) !== 0)
       return this.#fail(`head's header is not for ${JSON.stringify(expected)}`);
     this.#path = expected;
     if (++this.#next === this.#announced.length) {
@@ -173,14 +174,4 @@ export class HeadOutputReader {
     this.#error = why;
     return -2;
   }
-}
-
-/** buf[from, to) holds s in UTF-8 (compared byte by byte while s is ASCII). */
-function sameText(buf: Buffer, from: number, to: number, s: string): boolean {
-  if (s.length === to - from) {
-    let i = 0;
-    for (; i < s.length && buf[from + i] === s.charCodeAt(i); i++);
-    if (i === s.length) return true;
-  }
-  return buf.toString('utf8', from, to) === s;
 }

@@ -15,6 +15,7 @@
 
 import { spawn } from 'node:child_process';
 import { closeSync } from 'node:fs';
+import { C_LOCALE_ENV } from '../system/du-find.js';
 import { type FifoPipe, readFifo } from '../system/fifo-pipe.js';
 import { HeadOutputReader, type OnHeadEntry } from './buildstats-head-output.js';
 
@@ -25,8 +26,6 @@ const STALL_MS = 10_000;
 /** find's records of a regular file head will print, and of another entry (buildstats-head-output.ts). */
 const REGULAR_FORMAT = '\\n==> \\001%p\\0';
 const OTHER_FORMAT = '\\n==> \\0%p\\0';
-// Messages in the C locale; no translation of head's header either.
-const ENV = { ...process.env, LC_ALL: 'C', LANG: 'C' };
 
 // False once find could not be started (not installed): later reads stay in-process. No probe
 // up front (two processes, ~25 ms): a find or head that lacks an option here (busybox) fails its
@@ -59,7 +58,7 @@ export function readFoldersWithHead(
   // Its own process group, so that a stalled head (find's child) is killed with find.
   const child = spawn('find', args, {
     cwd: dir,
-    env: ENV,
+    env: C_LOCALE_ENV,
     stdio: ['ignore', pipe.write, 'ignore'],
     detached: true,
   });
@@ -97,7 +96,6 @@ export function readFoldersWithHead(
       kill();
     });
     socket.on('close', done);
-    socket.on('end', () => socket.destroy());
     let exited = false;
     const exit = (clean: boolean) => {
       if (!clean) failed = true;

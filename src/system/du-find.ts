@@ -59,8 +59,8 @@ const FORMAT = [
   '-printf',
   'l%d %b %D %i\\0',
 ];
-// Messages in the C locale, so that they can be read back as error codes.
-const ENV = { ...process.env, LC_ALL: 'C', LANG: 'C' };
+/** For GNU tools whose output is read back: messages and headers in the C locale, untranslated. */
+export const C_LOCALE_ENV = { ...process.env, LC_ALL: 'C', LANG: 'C' };
 const MESSAGES: Record<string, string> = {
   'Permission denied': 'EACCES',
   'No such file or directory': 'ENOENT',
@@ -75,7 +75,9 @@ let usable: boolean | undefined;
 /** Whether `find` takes -printf with these directives (GNU findutils; busybox's does not). */
 export function findUsable(): boolean {
   if (usable === undefined) {
-    const probe = spawnSync('find', ['/', '-maxdepth', '0', '-printf', 'd%d %b %D %i\\0'], { env: ENV });
+    const probe = spawnSync('find', ['/', '-maxdepth', '0', '-printf', 'd%d %b %D %i\\0'], {
+      env: C_LOCALE_ENV,
+    });
     usable = probe.status === 0 && /^d0 \d+ \d+ \d+\0$/.test(probe.stdout?.toString() ?? '');
   }
   return usable;
@@ -144,7 +146,7 @@ function runFind(
   const flat = groupDepth === 0;
   const reader = flat ? new FlatFindReader(acc) : new FindReader(tasks, acc, groupDepth);
   const child = spawn('find', ['-P', ...tasks.map((t) => t.path), ...(flat ? FLAT_FORMAT : FORMAT)], {
-    env: ENV,
+    env: C_LOCALE_ENV,
     stdio: ['ignore', pipe?.write ?? 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -152,7 +154,6 @@ function runFind(
   if (pipe !== undefined) {
     closeSync(pipe.write);
     const socket = readFifo(pipe.read, (bytes, length) => reader.push(bytes.subarray(0, length)));
-    socket.on('end', () => socket.destroy());
     ended = new Promise((resolve) => socket.on('close', resolve));
   } else child.stdout!.on('data', (chunk: Buffer) => reader.push(chunk));
   child.stderr!.setEncoding('utf8');

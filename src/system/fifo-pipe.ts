@@ -51,7 +51,7 @@ let shared: Buffer | undefined;
 
 /**
  * Reads a pipe's read end into one shared buffer, calling `onData(bytes, length)` per read (the
- * bytes are valid during the call only). The returned socket ends when every writer has closed.
+ * bytes are valid during the call only). The returned socket closes once every writer has closed.
  */
 export function readFifo(read: number, onData: (bytes: Buffer, length: number) => void): Socket {
   shared ??= Buffer.allocUnsafeSlow(256 * 1024);
@@ -69,5 +69,8 @@ export function readFifo(read: number, onData: (bytes: Buffer, length: number) =
       },
     },
   };
-  return new Socket(options as SocketConstructorOpts);
+  const socket = new Socket(options as SocketConstructorOpts);
+  // A pipe is read to its end and no further: closing then lets 'close' tell the caller.
+  socket.on('end', () => socket.destroy());
+  return socket;
 }
