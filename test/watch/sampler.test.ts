@@ -44,7 +44,7 @@ describe('Sampler scan budget', () => {
     expect(sized.length).toBeGreaterThan(3);
     expect(sized.length).toBeLessThan(15);
 
-    // Twenty minutes on at 0.5 % of a core: six more seconds of scans, enough for the rest.
+    // Twenty minutes on at 0.25 % of a core: three more seconds of scans, enough for the rest.
     now += 20 * 60 * 1000;
     await sampler.sample(states, false);
     expect(Object.keys(measured()).length + sized.length).toBe(31);

@@ -37,6 +37,9 @@ export class FakeBitbakeError extends Error {}
 
 export const ABI_VERSION = '15';
 
+/** The tasks whose output streams into their log (Scenario.logLinesPerSecond). */
+const STREAMING_TASKS = new Set(['do_configure', 'do_compile', 'do_install']);
+
 /** sanity.bbclass: TMPDIR must not have moved; writes saved_tmpdir and abi_version. */
 export function checkTmpdir(cfg: FakeConfig): void {
   const saved = path.join(cfg.tmpdir, 'saved_tmpdir');
@@ -194,7 +197,14 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
 
   const inPlan = (mode: string) =>
     [...plan.closure].map((id) => graph.get(id)!).filter((g) => plan.modes.get(g.id) === mode);
-  type J = { id: string; duration: number; g: GraphTask; startedAt?: number; startError?: string };
+  type J = {
+    id: string;
+    duration: number;
+    g: GraphTask;
+    startedAt?: number;
+    startError?: string;
+    linesWritten?: number;
+  };
   const job = (g: GraphTask, d: number): J => ({ id: g.id, duration: d * (0.9 + rnd() * 0.2), g });
 
   // Setscene phase: not scheduler-ordered; graph order, at most BB_NUMBER_THREADS at once.
@@ -253,6 +263,23 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
   let taskNo = skipped;
   let halted = false;
   const running = new Map<string, J>();
+  // Output streaming into the logs of the tasks that print most, at the scenario's rate.
+  const rate = scenario.logLinesPerSecond ?? 0;
+  const streamed =
+    rate > 0
+      ? {
+          everyMs: 20,
+          at: (now: number) => {
+            for (const j of running.values()) {
+              if (j.g.noexec || j.startError !== undefined || !STREAMING_TASKS.has(j.g.task)) continue;
+              const due = Math.floor((now - j.startedAt!) * rate) - (j.linesWritten ?? 0);
+              if (due <= 0) continue;
+              io.output(j.g.recipe, j.g.task, due);
+              j.linesWritten = (j.linesWritten ?? 0) + due;
+            }
+          },
+        }
+      : undefined;
   if (!aborted() && !diskStop && failed.length === 0) {
     vt = await runJobs(
       real.filter((g) => waiting.get(g.id) === 0).map((g) => job(g, taskSeconds(g))),
@@ -313,6 +340,7 @@ export async function runBuild(cfg: FakeConfig, scenario: Scenario, opts: RunOpt
         halted: () => halted || diskStop,
         aborted,
         heartbeat,
+        ...(streamed ? { progress: streamed } : {}),
       },
       vt,
     );

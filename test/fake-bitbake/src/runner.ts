@@ -21,6 +21,8 @@ export interface RunnerHooks<J extends Job> {
   aborted(): boolean;
   /** Once per step of the loop, before new jobs start: BitBake's heartbeat (disk monitor). */
   heartbeat?(): void;
+  /** Called every `everyMs` of real time while jobs run, with the virtual time (output streaming into logs). */
+  progress?: { everyMs: number; at(vt: number): void };
 }
 
 export async function runJobs<J extends Job>(
@@ -49,8 +51,12 @@ export async function runJobs<J extends Job>(
     running.sort((a, b) => a.end - b.end || a.seq - b.seq);
     const next = running.shift()!;
     vt = next.end;
-    const wait = t0 + vt * timeScale * 1000 - Date.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    for (let wait = t0 + vt * timeScale * 1000 - Date.now(); wait > 0; ) {
+      const step = hooks.progress ? Math.min(wait, hooks.progress.everyMs) : wait;
+      await new Promise((r) => setTimeout(r, step));
+      wait = t0 + vt * timeScale * 1000 - Date.now();
+      if (wait > 0) hooks.progress?.at((Date.now() - t0) / (timeScale * 1000));
+    }
     if (hooks.aborted()) {
       running.unshift(next);
       break;

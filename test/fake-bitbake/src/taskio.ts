@@ -78,6 +78,16 @@ export class TaskIo {
     fs.appendFileSync(path.join(dir, task), formatBuildstatsStart(now / 1000));
   }
 
+  /** `lines` lines of a running task's output, appended to its log in one write. */
+  output(r: ScenarioRecipe, task: string, lines: number): void {
+    const o = this.open.get(`${r.pn}:${task}`);
+    if (o === undefined || lines <= 0) return;
+    let text = '';
+    for (let i = 0; i < lines; i++)
+      text += `x86_64-poky-linux-gcc -O2 -pipe -c -o obj/${r.pn}-${o.pid}-${i}.o src/${r.pn}-${i}.c\n`;
+    appendQuietly(o.logfile, text);
+  }
+
   /** Completes the task's files; `written`: the bytes its effects wrote. Returns its log file. */
   endTask(
     r: ScenarioRecipe,

@@ -71,6 +71,12 @@ export interface Scenario {
   bbFiles: number;
   timeScale: number;
   sizeScale: number;
+  /**
+   * Lines per virtual second that do_configure, do_compile and do_install write into their
+   * log while they run, as a real task's output streams in (each write is an inotify event for
+   * a watch on temp/). Written every 20 ms of real time at most; none when absent.
+   */
+  logLinesPerSecond?: number;
   recipes: ScenarioRecipe[];
   /** Tasks that fail (always). */
   fail?: { pn: string; task: string }[];

@@ -154,3 +154,34 @@ describe('determinism', () => {
     expect(order(c.records)).not.toEqual(order(a.records));
   });
 });
+
+describe('streamed task output', () => {
+  it('real-pace writes do_compile output into its log while the task runs, small writes none', async () => {
+    const top = fresh();
+    const cfg = makeConfig(top);
+    // 0.05 s per scenario second: a 5 s do_compile lasts 250 ms, a dozen 20 ms steps.
+    const r = await build(cfg, 'real-pace', { timeScale: 0.05 });
+    const compiles = r.records.filter((x) => x.task === 'do_compile' && !x.setscene && !x.noexec);
+    expect(compiles.length).toBeGreaterThan(0);
+    for (const c of compiles) {
+      const pv = fs.readdirSync(path.join(cfg.baseWorkdir)).flatMap((arch) => {
+        const dir = path.join(cfg.baseWorkdir, arch, c.pn);
+        return fs.existsSync(dir) ? fs.readdirSync(dir).map((v) => path.join(dir, v)) : [];
+      });
+      const log = fs.readFileSync(path.join(pv[0]!, 'temp', 'log.do_compile'), 'utf8').split('\n');
+      const output = log.filter((l) => l.startsWith('x86_64-poky-linux-gcc ')).length;
+      // 50 lines per scenario second, less the last step's.
+      expect(output).toBeGreaterThan((c.end - c.start) * 50 * 0.5);
+      expect(output).toBeLessThanOrEqual((c.end - c.start) * 50 + 1);
+      expect(log[0]).toBe('DEBUG: Executing shell function do_compile');
+      expect(log.at(-2)).toBe('DEBUG: Shell function do_compile finished');
+    }
+    const small = fresh();
+    const smallCfg = makeConfig(small);
+    await build(smallCfg, 'small', { timeScale: 0.01 });
+    const busybox = path.join(smallCfg.baseWorkdir, 'core2-64-poky-linux', 'busybox');
+    const v = fs.readdirSync(busybox)[0]!;
+    const text = fs.readFileSync(path.join(busybox, v, 'temp', 'log.do_compile'), 'utf8');
+    expect(text).not.toContain('x86_64-poky-linux-gcc ');
+  });
+});
