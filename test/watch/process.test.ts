@@ -1,7 +1,7 @@
 // The watcher as a process: Ctrl-C forwarding, kill -9 mid-build, inotify watches, a full tmpfs.
 
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -98,6 +98,65 @@ describe('rambake run and watch as processes', () => {
     expect(t.events.some((e) => e.type === 'workdir-state')).toBe(true);
     expect(t.summary.peak.bytes).toBeGreaterThan(0);
   }, 60_000);
+
+  it('does not watch temp/ while do_compile streams its output there, and does around it', async () => {
+    const b = rmWorkBuild();
+    cleanups.push(b.cleanup);
+    // real-pace: do_compile prints 50 lines a second for 5 scenario seconds (1.5 s here).
+    const env = buildEnv('real-pace', '0.3');
+    const watcher = rambake(['watch', '--json'], b.topdir, env);
+    cleanups.push(() => watcher.kill('SIGKILL'));
+    await until(() => timelineText(b.topdir).includes('"header"'), 'the watcher to start');
+    const build = execa('bitbake', ['core-image-minimal'], {
+      cwd: b.topdir,
+      env,
+      extendEnv: false,
+      reject: false,
+    });
+    cleanups.push(() => build.kill('SIGKILL'));
+    const temp = join(b.topdir, 'tmp', 'work', 'core2-64-poky-linux', 'busybox', '1.37.0', 'temp');
+    // A task's state as the watcher has taken it in: its task-start line written, its task-end not.
+    const running = (task: string) => {
+      const tag = `"pn":"busybox","task":"${task}"`;
+      const lines = timelineText(b.topdir)
+        .split('\n')
+        .filter((l) => l.includes(tag));
+      return lines.some((l) => l.includes('"task-start"')) && !lines.some((l) => l.includes('"task-end"'));
+    };
+    const watched = () => {
+      const ino = `ino:${statSync(temp).ino.toString(16)} `;
+      const dir = `/proc/${watcher.pid}/fdinfo`;
+      return readdirSync(dir).some((fd) => {
+        try {
+          return readFileSync(join(dir, fd), 'utf8').includes(ino);
+        } catch {
+          return false;
+        }
+      });
+    };
+    const seen = { compiling: [] as boolean[], packaging: [] as boolean[] };
+    await until(
+      () => {
+        for (const [task, into] of [
+          ['do_compile', seen.compiling],
+          ['do_package', seen.packaging],
+        ] as const) {
+          if (!running(task)) continue;
+          const w = watched();
+          // Counted only when the task is still running after the look (no end in between).
+          if (running(task)) into.push(w);
+        }
+        return timelineText(b.topdir).includes('"build-end"');
+      },
+      'the build to end',
+      60_000,
+    );
+    expect(seen.compiling.length).toBeGreaterThan(3);
+    expect(seen.compiling.every((w) => !w)).toBe(true);
+    expect(seen.packaging.length).toBeGreaterThan(3);
+    expect(seen.packaging.every((w) => w)).toBe(true);
+    expect((await build).exitCode).toBe(0);
+  }, 90_000);
 
   const root = process.getuid?.() === 0;
   it.skipIf(!root)(
