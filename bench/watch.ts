@@ -1,6 +1,7 @@
 // The watcher's cost, measured:
 // - at the pace of a real build: `rambake watch` attached to the fake BitBake's `real-pace`
-//   scenario at time scale 1 (6 recipes, 75 tasks, about 80 s), and idle beside a build dir
+//   scenario at time scale 1 (6 recipes, 75 tasks, about 80 s; do_configure, do_compile and
+//   do_install print 50 lines a second into their logs, as real ones do), and idle beside a build dir
 //   with no build for IDLE_S seconds. The watcher's own CPU time (utime + stime of its process
 //   in /proc/<pid>/stat, start-up excluded) over the wall time of each phase. Goals: < 0.5 % of
 //   one core during the build, < 0.1 % idle (issue #14).

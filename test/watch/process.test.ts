@@ -41,6 +41,21 @@ const liveWorkdirs = (topdir: string) => {
   return n;
 };
 
+/** `rambake watch` on the build dir, then, once its timeline has begun, a build beside it. */
+async function watchThenBuild(topdir: string, env: Record<string, string>, watchArgs: string[] = []) {
+  const watcher = rambake(['watch', '--json', ...watchArgs], topdir, env);
+  cleanups.push(() => watcher.kill('SIGKILL'));
+  await until(() => timelineText(topdir).includes('"header"'), 'the watcher to start');
+  const build = execa('bitbake', ['core-image-minimal'], {
+    cwd: topdir,
+    env,
+    extendEnv: false,
+    reject: false,
+  });
+  cleanups.push(() => build.kill('SIGKILL'));
+  return { watcher, build };
+}
+
 describe('rambake run and watch as processes', () => {
   it('forwards SIGINT to the build, which stops; rambake exits non-zero', async () => {
     const b = rmWorkBuild();
@@ -62,16 +77,10 @@ describe('rambake run and watch as processes', () => {
   it('a watcher killed with SIGKILL mid-build leaves a readable timeline; watches stay few', async () => {
     const b = rmWorkBuild();
     cleanups.push(b.cleanup);
-    const env = buildEnv('small', '0.03');
-    const watcher = rambake(['watch', '--json', '--interval', '0.2'], b.topdir, env);
-    await until(() => timelineText(b.topdir).includes('"header"'), 'the watcher to start');
-    const build = execa('bitbake', ['core-image-minimal'], {
-      cwd: b.topdir,
-      env,
-      extendEnv: false,
-      reject: false,
-    });
-    cleanups.push(() => build.kill('SIGKILL'));
+    const { watcher, build } = await watchThenBuild(b.topdir, buildEnv('small', '0.03'), [
+      '--interval',
+      '0.2',
+    ]);
     let worst = 0;
     await until(() => {
       const live = liveWorkdirs(b.topdir);
@@ -103,17 +112,7 @@ describe('rambake run and watch as processes', () => {
     const b = rmWorkBuild();
     cleanups.push(b.cleanup);
     // real-pace: do_compile prints 50 lines a second for 5 scenario seconds (1.5 s here).
-    const env = buildEnv('real-pace', '0.3');
-    const watcher = rambake(['watch', '--json'], b.topdir, env);
-    cleanups.push(() => watcher.kill('SIGKILL'));
-    await until(() => timelineText(b.topdir).includes('"header"'), 'the watcher to start');
-    const build = execa('bitbake', ['core-image-minimal'], {
-      cwd: b.topdir,
-      env,
-      extendEnv: false,
-      reject: false,
-    });
-    cleanups.push(() => build.kill('SIGKILL'));
+    const { watcher, build } = await watchThenBuild(b.topdir, buildEnv('real-pace', '0.3'));
     const temp = join(b.topdir, 'tmp', 'work', 'core2-64-poky-linux', 'busybox', '1.37.0', 'temp');
     // A task's state as the watcher has taken it in: its task-start line written, its task-end not.
     const running = (task: string) => {
