@@ -393,7 +393,7 @@ export class Watch {
       if (e.state === 'Started') {
         this.emit({ type: 'task-start', t, pf: e.pf, pn, task, setscene, ...replayed });
         this.feed({ kind: 'task-start', ...base });
-        if (arch && CHATTY_TASKS.has(task)) this.rewatchTemp(`${arch}/${pn}/${pv}`);
+        if (arch && CHATTY_TASKS.has(task)) this.watchTemp(`${arch}/${pn}/${pv}`);
         // The console line comes late (the UI writes it): temp/ usually told us first.
         if (task === 'do_rm_work' && !setscene && arch && !this.catchingUp)
           this.sizeBeforeRmWork(`${arch}/${pn}/${pv}`);
@@ -410,7 +410,7 @@ export class Watch {
           ...replayed,
         });
         this.feed({ kind: 'task-end', ...base, ok });
-        if (arch && CHATTY_TASKS.has(task)) this.rewatchTemp(`${arch}/${pn}/${pv}`);
+        if (arch && CHATTY_TASKS.has(task)) this.watchTemp(`${arch}/${pn}/${pv}`);
       }
       return;
     }
@@ -452,7 +452,7 @@ export class Watch {
     this.paths.set(c.id.key, path);
     this.sampler.markDirty(c.id.key, path, c.state);
     // Kept while the dir waits for do_rm_work: its start is the moment to size the dir.
-    this.watchTemp(c.id.key, path, this.tempWanted(c.id.key));
+    this.watchTemp(c.id.key);
     this.emit({
       type: 'workdir-state',
       t: c.t,
@@ -472,18 +472,18 @@ export class Watch {
     return true;
   }
 
-  /** A chatty task started or ended: the watch on temp/ goes or comes back. */
-  private rewatchTemp(key: string): void {
+  /**
+   * Puts or takes the watch on temp/ of a work dir as tempWanted says (after a state change, and
+   * as a chatty task starts or ends): log.task_order names the task that writes, and any change
+   * marks the dir for sizing.
+   */
+  private watchTemp(key: string): void {
     const path = this.paths.get(key);
-    if (path !== undefined) this.watchTemp(key, path, this.tempWanted(key));
-  }
-
-  /** temp/ of busy work dirs: log.task_order names the task that writes, and marks the dir for sizing. */
-  private watchTemp(key: string, path: string, busy: boolean): void {
-    if (key.startsWith('work-shared/') || this.stopped) return;
+    if (path === undefined || key.startsWith('work-shared/') || this.stopped) return;
+    const wanted = this.tempWanted(key);
     const temp = join(path, 'temp');
     const watching = this.tempWatched.get(temp);
-    if (busy && !watching && existsSync(temp)) {
+    if (wanted && !watching && existsSync(temp)) {
       try {
         const w = watchDir(temp, { persistent: false }, (_event, name) => {
           this.sampler.markDirty(key, path);
@@ -497,7 +497,7 @@ export class Watch {
       } catch {
         // temp/ vanished between the check and the watch: nothing to follow
       }
-    } else if (!busy && watching) {
+    } else if (!wanted && watching) {
       watching.close();
       this.tempWatched.delete(temp);
     }

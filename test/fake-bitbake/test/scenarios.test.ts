@@ -164,7 +164,7 @@ describe('streamed task output', () => {
     const compiles = r.records.filter((x) => x.task === 'do_compile' && !x.setscene && !x.noexec);
     expect(compiles.length).toBeGreaterThan(0);
     for (const c of compiles) {
-      const pv = fs.readdirSync(path.join(cfg.baseWorkdir)).flatMap((arch) => {
+      const pv = fs.readdirSync(cfg.baseWorkdir).flatMap((arch) => {
         const dir = path.join(cfg.baseWorkdir, arch, c.pn);
         return fs.existsSync(dir) ? fs.readdirSync(dir).map((v) => path.join(dir, v)) : [];
       });
