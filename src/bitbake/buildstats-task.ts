@@ -3,10 +3,14 @@
 // so a file with only `Event:`/`Started:` is a task still running (or a failed setscene task).
 // Several lines end in a blank ("Started: 1764512345.67 "): values are trimmed.
 //
-// A big build has 50,000 of these files, so the parser reads bytes: one loop per line, keys
-// compared in place, numbers read digit by digit; strings are made only for what is kept as
-// text (a PF or task name that differs from the folder's, unknown keys, skipped lines). Only
-// the `IO`/`rusage` keys rambake reads are kept; every line is still checked.
+// A big build has 50,000 of these files, so the parser reads bytes. The lines BitBake writes
+// are read in one pass each (buildstats-line.ts); any other line (the Event and PF lines, a
+// blank, an odd number) goes through the generic path here: trimmed, key compared in place,
+// numbers read digit by digit. Strings are made only for what is kept as text (a PF or task
+// name that differs from the folder's, unknown keys, skipped lines). Only the `IO`/`rusage`
+// keys rambake reads are kept; every line is still checked.
+
+import { fastLine, isBlank, same } from './buildstats-line.js';
 
 export type TaskStatus = 'PASSED' | 'FAILED';
 
@@ -118,6 +122,11 @@ export function parseBuildstatsBytes(
     skipped: NO_SKIPPED,
   };
   for (let start = offset; start < length; ) {
+    const next = fastLine(record, buf, start, length);
+    if (next >= 0) {
+      start = next;
+      continue;
+    }
     let end = start;
     while (end < length && buf[end] !== 10) end++;
     let from = start;
@@ -133,14 +142,6 @@ export function parseBuildstatsBytes(
   return record;
 }
 
-// What String.prototype.trim removes in the ASCII range (the files are ASCII).
-const isBlank = (c: number): boolean => c === 32 || (c >= 9 && c <= 13);
-
-const same = (buf: Uint8Array, from: number, to: number, lit: Uint8Array): boolean => {
-  if (to - from !== lit.length) return false;
-  for (let i = 0; i < lit.length; i++) if (buf[from + i] !== lit[i]) return false;
-  return true;
-};
 const startsWith = (buf: Uint8Array, from: number, to: number, lit: Uint8Array): boolean =>
   to - from >= lit.length && same(buf, from, from + lit.length, lit);
 const text = (buf: Uint8Array, from: number, to: number): string =>
