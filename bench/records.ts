@@ -175,16 +175,19 @@ async function benchBuildstats(dir: string): Promise<BenchRow[]> {
   const ours: number[] = [];
   const theirs: number[] = [];
   const floor: number[] = [];
+  const oneThread: number[] = [];
   // Measure what users run (dist/, which `npm run bench` builds first), not the TypeScript
   // source through tsx (1,287 ms there against 954 ms built, 12-04).
   const built = new URL('../dist/bitbake/buildstats.js', import.meta.url);
   const { readBuildstatsBuild } = (await import(built.href)) as typeof import('../src/bitbake/buildstats.js');
   const runOurs = async () => {
-    const t0 = performance.now();
-    const build = await readBuildstatsBuild(buildDir);
-    ours.push(performance.now() - t0);
-    if (build.tasks.length !== written)
-      throw new Error(`read ${build.tasks.length} of ${written} task files`);
+    for (const worker of [true, false]) {
+      const t0 = performance.now();
+      const build = await readBuildstatsBuild(buildDir, { worker });
+      (worker ? ours : oneThread).push(performance.now() - t0);
+      if (build.tasks.length !== written)
+        throw new Error(`read ${build.tasks.length} of ${written} task files`);
+    }
   };
   const runTheirs = () => {
     if (lib === undefined) return;
@@ -220,6 +223,17 @@ async function benchBuildstats(dir: string): Promise<BenchRow[]> {
       ratio: value / reference,
       goal: '≤ 0.2× poky (5× faster)',
       ok: value * 5 <= reference,
+    },
+    {
+      bench: 'records',
+      metric: `the same folder read without the worker thread (one thread reads and parses), median of ${ROUNDS}`,
+      value: Math.round(median(oneThread)),
+      unit: 'ms',
+      kind: 'measured',
+      reference: Math.round(reference),
+      refName: lib === undefined ? 'poky (last measured)' : 'poky BuildStats.from_dir()',
+      ratio: median(oneThread) / reference,
+      goal: 'information',
     },
     {
       bench: 'records',

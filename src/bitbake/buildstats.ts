@@ -3,10 +3,9 @@ import { readdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
 import { RefusedFileError } from '../errors.js';
-import { openFifoPipes } from '../system/fifo-pipe.js';
-import { type ReadKind, readTextSync } from '../system/read-file.js';
-import { HEAD_LIMIT, headUsable, readFoldersWithHead } from './buildstats-head.js';
+import { type ReadKind, readTextSync, realFsDevice } from '../system/read-file.js';
 import { type BuildstatsTask, parseBuildstatsBytes, parseBuildstatsTask } from './buildstats-task.js';
+import { type ReadBatch, readInWorker } from './buildstats-worker.js';
 
 // Pure parsers of the buildstats folder's files (meta/classes-global/buildstats.bbclass) and
 // its reader; one task file's parser is in buildstats-task.ts.
@@ -133,34 +132,29 @@ export interface ReadBuildstatsOptions {
   /** Longest stretch of synchronous reading before yielding to the event loop, in ms. */
   sliceMs?: number;
   /**
-   * Processes reading task files at once (buildstats-head.ts); 1 reads in this thread. Default:
-   * the usable CPUs up to 4 when there are HEAD_MIN_FOLDERS PF folders or more, else 1.
+   * Whether a worker thread reads part of the folders (buildstats-worker.ts). Default: when there
+   * are WORKER_MIN_FOLDERS PF folders or more and two CPUs or more.
    */
-  processes?: number;
+  worker?: boolean;
 }
 
-/** Below this many PF folders (~10 task files each) starting processes costs more than it saves. */
-export const HEAD_MIN_FOLDERS = 200;
-/** PF folders per find process at most, to stay far below the kernel's limit on arguments. */
-const HEAD_BATCH_FOLDERS = 5000;
+/** Below this many PF folders (~10 task files each) starting a worker costs more than it saves. */
+export const WORKER_MIN_FOLDERS = 200;
+/**
+ * The share of the folders the worker reads: this thread reads the rest and parses all, so it
+ * takes fewer (50,000 files, 12-05: 0.5–0.6 ended first, 530–600 ms; 0.7 took 590–700 ms).
+ */
+const WORKER_SHARE = 0.55;
 
 /**
  * Reads `${BUILDSTATS_BASE}/<BUILDNAME>/`: build_stats, monitor_disk.log and every
  * `<PF>/<task>` file. Task files are a few hundred bytes each and a big build has 50,000 of
- * them. From HEAD_MIN_FOLDERS PF folders on (and with two CPUs or more), find and head
- * processes read them, several at once, and this thread parses what they print
- * (buildstats-head.ts). Otherwise, and for any batch they could not read cleanly, files are
- * read here: synchronously, one PF folder at a time, yielding to the event loop every `sliceMs`
- * so watchers and timers keep running (a thread-pool round trip per file, fs/promises or a pool
- * of callback reads, costs about three times the synchronous read itself).
- *
- * Rejected (2026-12-04, 50,000 real-format files, 5,000 PF folders, quiet 2-core machine): a
- * worker thread reading 60 % of the folders into one transferred buffer while this thread reads
- * and parses the rest, then parses the worker's bytes: 831–1,130 ms against 866–914 ms on one
- * thread. Reads are 530 of the 720 ms, but two threads opening files in one tree slow each
- * other 1.6× (a read-only loop: 215 ms for 40 % alone, 353 ms beside the other thread), the
- * worker starts in 75–130 ms, and the parse stays on this thread; sending parsed tasks instead
- * costs 200 ms of structured clone per 25,000.
+ * them. Files are read synchronously, one PF folder at a time, yielding to the event loop every
+ * `sliceMs` so watchers and timers keep running (a thread-pool round trip per file, fs/promises
+ * or a pool of callback reads, costs about three times the synchronous read itself). From
+ * WORKER_MIN_FOLDERS PF folders on, with two CPUs or more, a worker thread reads part of the
+ * folders meanwhile and this thread parses what it hands over (buildstats-worker.ts); if the
+ * worker fails, its folders are read here.
  */
 export async function readBuildstatsBuild(
   dir: string,
@@ -177,19 +171,24 @@ export async function readBuildstatsBuild(
       build.monitorDisk = parseMonitorDisk(readOrNote(build, path, 'index') ?? '');
     else if (entry.isDirectory() && !entry.name.startsWith('reduced_proc')) folders.push(entry.name);
   }
-  const processes =
-    options.processes ?? (folders.length >= HEAD_MIN_FOLDERS ? Math.min(availableParallelism(), 4) : 1);
-  if (processes > 1 && headUsable()) await readWithHead(build, folders, processes, options);
+  const worker = options.worker ?? (folders.length >= WORKER_MIN_FOLDERS && availableParallelism() > 1);
+  if (worker) await readWithWorker(build, folders, options);
   else await readInThread(build, folders, options);
   build.tasks.sort(compareTasks);
   return build;
 }
 
-async function readInThread(build: BuildstatsBuild, folders: string[], options: ReadBuildstatsOptions) {
+async function readInThread(
+  build: BuildstatsBuild,
+  folders: string[],
+  options: ReadBuildstatsOptions,
+  between?: () => void,
+) {
   const sliceMs = options.sliceMs ?? 10;
   let sliceStart = performance.now();
   for (const folder of folders) {
     readPfFolder(build, folder, options);
+    between?.();
     if (performance.now() - sliceStart > sliceMs) {
       await new Promise((resolve) => setImmediate(resolve));
       sliceStart = performance.now();
@@ -197,66 +196,69 @@ async function readInThread(build: BuildstatsBuild, folders: string[], options: 
   }
 }
 
-interface HeadOutcome {
-  folders: string[];
-  tasks: BuildstatsTask[];
-  /** `<folder>/<name>` to read through the checked reader: not regular, or as big as head's limit. */
-  checked: string[];
-  /** The batch did not end cleanly: its folders are read in this thread. */
-  failed: boolean;
-}
-
-/** Reads the folders in at least `processes` batches, all at once (buildstats-head.ts), and parses here. */
-async function readWithHead(
-  build: BuildstatsBuild,
-  folders: string[],
-  processes: number,
-  options: ReadBuildstatsOptions,
-): Promise<void> {
-  // All batches start at once: a spawn from a Node process grown by the tasks already read
-  // costs tens of ms (6 batches in turn: 240 ms of 1 s).
-  const count = Math.max(processes, Math.ceil(folders.length / HEAD_BATCH_FOLDERS));
-  const size = Math.ceil(folders.length / count);
-  const outcomes: HeadOutcome[] = [];
-  for (let i = 0; i < folders.length; i += size)
-    outcomes.push({ folders: folders.slice(i, i + size), tasks: [], checked: [], failed: false });
-  const pipes = openFifoPipes(outcomes.length);
-  if (pipes === undefined) {
-    await readInThread(build, folders, options);
+/**
+ * The worker reads the last WORKER_SHARE of the folders while this thread reads the others,
+ * parses the worker's batches as they come, and reads what the worker left (between its own
+ * folders, so that they do not wait for the end).
+ */
+async function readWithWorker(build: BuildstatsBuild, folders: string[], options: ReadBuildstatsOptions) {
+  const cut = folders.length - Math.round(folders.length * WORKER_SHARE);
+  const theirs = folders.slice(cut);
+  // The worker's part is kept apart until it ended cleanly: if it fails, its folders are read again.
+  const side: BuildstatsBuild = { ...build, tasks: [], unreadable: [] };
+  const quiet: ReadBuildstatsOptions = { ...options, onTask: undefined };
+  const left: [number, string][] = [];
+  let leftRead = 0;
+  // Refusals are thrown from here, on this thread's stack, never from the message handler.
+  const readLeft = () => {
+    for (; leftRead < left.length; leftRead++) {
+      const [index, name] = left[leftRead]!;
+      if (name === '') readPfFolder(side, theirs[index]!, quiet);
+      else readEntry(side, theirs[index]!, name, quiet);
+    }
+  };
+  let wake: (() => void) | undefined;
+  const reading = readInWorker(build.dir, theirs, realFsDevice(build.dir), (batch: ReadBatch) => {
+    let from = 0;
+    for (let i = 0; i < batch.lengths.length; i++) {
+      const to = from + batch.lengths[i]!;
+      const where = { pf: theirs[batch.folders[i]!]!, taskFile: batch.names[i]! };
+      side.tasks.push(parseBuildstatsBytes(batch.bytes, to, where, from));
+      from = to;
+    }
+    for (const entry of batch.left) left.push(entry);
+    wake?.();
+  });
+  let clean = false;
+  let ended = false;
+  void reading.done.then((ok) => {
+    clean = ok;
+    ended = true;
+    wake?.();
+  });
+  try {
+    await readInThread(build, folders.slice(0, cut), options, readLeft);
+    while (!ended) {
+      readLeft();
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+    if (clean) readLeft();
+  } catch (err) {
+    // A refused file ends this thread's reading, and the worker's with it.
+    await reading.stop();
+    throw err;
+  }
+  if (!clean) {
+    await readInThread(build, theirs, options);
     return;
   }
-  const read = async (outcome: HeadOutcome, i: number): Promise<void> => {
-    const clean = await readFoldersWithHead(
-      build.dir,
-      outcome.folders,
-      pipes[i]!,
-      (pf, taskFile, buf, from, to) => {
-        if (buf === undefined || to - from >= HEAD_LIMIT) outcome.checked.push(`${pf}/${taskFile}`);
-        else outcome.tasks.push(parseBuildstatsBytes(buf, to, { pf, taskFile }, from));
-      },
-    );
-    outcome.failed = !clean;
-  };
-  await Promise.all(outcomes.map(read));
-  // Refusals (a FIFO, a device) are thrown from here, once no process runs any more.
-  for (const outcome of outcomes) {
-    if (outcome.failed) {
-      for (const folder of outcome.folders) readPfFolder(build, folder, options);
-      continue;
-    }
-    for (const task of outcome.tasks) {
-      build.tasks.push(task);
-      options.onTask?.(task);
-    }
-    for (const entry of outcome.checked) {
-      const slash = entry.indexOf('/');
-      const text = readOrNote(build, join(build.dir, entry));
-      if (text === undefined) continue;
-      const task = parseBuildstatsTask(text, { pf: entry.slice(0, slash), taskFile: entry.slice(slash + 1) });
-      build.tasks.push(task);
-      options.onTask?.(task);
-    }
+  for (const task of side.tasks) {
+    build.tasks.push(task);
+    options.onTask?.(task);
   }
+  build.unreadable.push(...side.unreadable);
 }
 
 function readPfFolder(build: BuildstatsBuild, pf: string, options: ReadBuildstatsOptions): void {
@@ -269,22 +271,31 @@ function readPfFolder(build: BuildstatsBuild, pf: string, options: ReadBuildstat
     return;
   }
   for (const [i, entry] of entries.entries()) {
-    const path = `${folder}/${entry.name}`;
     // The first file goes through the checked reader (regular, not on a kernel file system:
     // the folder's device); the others, listed as regular files, are read in one bounded read.
-    const where = { pf, taskFile: entry.name };
-    let task: BuildstatsTask;
-    const length = i > 0 && entry.isFile() ? readSmall(build, path) : -1;
-    if (length === -2) continue; // noted as unreadable
-    if (length >= 0) task = parseBuildstatsBytes(SMALL, length, where);
-    else {
-      const text = readOrNote(build, path);
-      if (text === undefined) continue;
-      task = parseBuildstatsTask(text, where);
+    if (i === 0 || !entry.isFile()) {
+      readEntry(build, pf, entry.name, options);
+      continue;
     }
+    const length = readSmall(build, `${folder}/${entry.name}`);
+    if (length === -2) continue; // noted as unreadable
+    if (length === -1) {
+      readEntry(build, pf, entry.name, options); // too big for one read
+      continue;
+    }
+    const task = parseBuildstatsBytes(SMALL, length, { pf, taskFile: entry.name });
     build.tasks.push(task);
     options.onTask?.(task);
   }
+}
+
+/** One entry through the checked reader: noted when it vanished or cannot be read, refused when special. */
+function readEntry(build: BuildstatsBuild, pf: string, name: string, options: ReadBuildstatsOptions): void {
+  const text = readOrNote(build, join(build.dir, pf, name));
+  if (text === undefined) return;
+  const task = parseBuildstatsTask(text, { pf, taskFile: name });
+  build.tasks.push(task);
+  options.onTask?.(task);
 }
 
 // Task files are 1–3 kB: open, one read into a reused buffer, close (no stat, no allocation). O_NONBLOCK: a FIFO

@@ -62,6 +62,15 @@ function kernelFs(path: string, dev: number): string | undefined {
   return fsTypeByDev.get(dev);
 }
 
+/**
+ * The device of the folder `path` when it is on a real file system, else undefined: a reader in
+ * another thread takes a file found on that device as checked, once fstat says it is regular.
+ */
+export function realFsDevice(path: string): number | undefined {
+  const st = statSync(path);
+  return kernelFs(path, st.dev) === undefined ? st.dev : undefined;
+}
+
 // O_NONBLOCK: a FIFO swapped in between the check and the open still cannot block the open.
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 

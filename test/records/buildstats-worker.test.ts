@@ -1,0 +1,112 @@
+// A big buildstats folder is read partly by a worker thread (src/bitbake/buildstats-worker.ts):
+// the result must be the in-thread reader's, file for file, whatever the folder holds.
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { readBuildstatsBuild } from '../../src/bitbake/buildstats.js';
+import { READ_LIMIT, type ReadBatch, readInWorker } from '../../src/bitbake/buildstats-worker.js';
+import { realFsDevice } from '../../src/system/read-file.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
+import { tempDir } from '../helpers/exec.js';
+
+const cleanups = cleanupsAfterEach();
+const scratch = () => {
+  const dir = tempDir('rambake-worker-');
+  cleanups.push(dir.cleanup);
+  return dir.path;
+};
+
+const fixture = fileURLToPath(
+  new URL(
+    '../fixtures/records/buildstats-setscene-running-failed-truncated/20251130142627/',
+    import.meta.url,
+  ),
+);
+const sample = (pf: string, task: string) => readFileSync(join(fixture, pf, task), 'utf8');
+
+function writeBuild(dir: string): string[] {
+  const compile = sample('zlib-1.3.1-r0', 'do_compile');
+  const folders: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    const pf = i === 7 ? 'bäsh 5.2-r0' : `recipe${i}-1.${i}-r0`;
+    folders.push(pf);
+    mkdirSync(join(dir, pf));
+    writeFileSync(join(dir, pf, 'do_compile'), compile.replace('zlib-1.3.1-r0', pf));
+    writeFileSync(join(dir, pf, 'do_configure'), sample('busybox-1.37.0-r0', 'do_configure'));
+    writeFileSync(join(dir, pf, 'do_install'), sample('zlib-1.3.1-r0', 'do_install'));
+    writeFileSync(join(dir, pf, 'do_package_setscene'), sample('zlib-1.3.1-r0', 'do_package_setscene'));
+  }
+  writeFileSync(join(dir, 'recipe3-1.3-r0', 'do_empty'), '');
+  writeFileSync(join(dir, 'recipe4-1.4-r0', 'do_torn'), 'Event: TaskStarted \nStarted: 5.5 \nutime: 1');
+  // As big as the worker's read: read again whole by the checked reader.
+  const big = `Event: TaskStarted \nStarted: 9.0 \n${'Future key: x\n'.repeat(Math.ceil(READ_LIMIT / 14))}`;
+  writeFileSync(join(dir, 'recipe5-1.5-r0', 'do_big'), big);
+  // Not a regular file: left to the checked reader.
+  symlinkSync(join(dir, 'recipe0-1.0-r0', 'do_compile'), join(dir, 'recipe6-1.6-r0', 'do_linked'));
+  writeFileSync(join(dir, 'build_stats'), readFileSync(join(fixture, 'build_stats')));
+  return folders;
+}
+
+/** Every entry the worker handed over or left, as `<folder>/<name>` (a folder it could not list: `<folder>/`). */
+async function workerEntries(
+  dir: string,
+  folders: string[],
+  device: number | undefined,
+): Promise<{ read: string[]; left: string[]; done: boolean }> {
+  const read: string[] = [];
+  const left: string[] = [];
+  const reading = readInWorker(dir, folders, device, (batch: ReadBatch) => {
+    for (let i = 0; i < batch.names.length; i++) read.push(`${folders[batch.folders[i]!]}/${batch.names[i]}`);
+    for (const [f, name] of batch.left) left.push(`${folders[f]}/${name}`);
+  });
+  return { read, left, done: await reading.done };
+}
+
+describe('readBuildstatsBuild with a worker thread', () => {
+  it('gives the in-thread reader result, file for file', async () => {
+    const dir = scratch();
+    writeBuild(dir);
+    const inThread = await readBuildstatsBuild(dir, { worker: false });
+    const withWorker = await readBuildstatsBuild(dir, { worker: true });
+    expect(withWorker).toEqual(inThread);
+    expect(inThread.tasks).toHaveLength(40 * 4 + 4);
+    expect(inThread.unreadable).toEqual([]);
+    const big = inThread.tasks.find((t) => t.task === 'do_big')!;
+    expect(Object.keys(big.other)).toEqual(['Future key']);
+    expect(inThread.tasks.find((t) => t.task === 'do_torn')?.utime).toBe(1);
+  });
+
+  it('reads the regular files, and leaves the others and the too big to the checked reader', async () => {
+    const dir = scratch();
+    const folders = writeBuild(dir);
+    const { read, left, done } = await workerEntries(dir, folders, realFsDevice(dir));
+    expect(done).toBe(true);
+    const listed = folders.flatMap((f) => readdirSync(join(dir, f)).map((n) => `${f}/${n}`));
+    expect([...read, ...left].sort()).toEqual(listed.sort());
+    expect(left.sort()).toEqual(['recipe5-1.5-r0/do_big', 'recipe6-1.6-r0/do_linked']);
+    expect(read).toContain('recipe3-1.3-r0/do_empty');
+  });
+
+  it('leaves the first file of each folder when the device was not checked', async () => {
+    const dir = scratch();
+    const folders = writeBuild(dir);
+    const { left } = await workerEntries(dir, folders, undefined);
+    const firsts = folders.map((f) => `${f}/${readdirSync(join(dir, f), { withFileTypes: true })[0]!.name}`);
+    for (const first of firsts) expect(left).toContain(first);
+    // The same when a folder is on another device than the one checked (a mount point).
+    const other = await workerEntries(dir, folders, (realFsDevice(dir) ?? 0) + 1);
+    expect(other.left.length).toBe(left.length);
+  });
+
+  it('leaves a folder that vanished after the listing to the caller, who notes it', async () => {
+    const dir = scratch();
+    const folders = writeBuild(dir);
+    execFileSync('rm', ['-r', join(dir, folders[3]!)]);
+    const { left, done } = await workerEntries(dir, folders, realFsDevice(dir));
+    expect(done).toBe(true);
+    expect(left).toContain(`${folders[3]}/`);
+  });
+});
