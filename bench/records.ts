@@ -208,6 +208,17 @@ async function benchBuildstats(dir: string): Promise<BenchRow[]> {
   }
   const value = median(ours);
   const reference = lib === undefined ? POKY_LAST_MS : median(theirs);
+  const information = (metric: string, times: number[]): BenchRow => ({
+    bench: 'records',
+    metric,
+    value: Math.round(median(times)),
+    unit: 'ms',
+    kind: 'measured',
+    reference: Math.round(reference),
+    refName: lib === undefined ? 'poky (last measured)' : 'poky BuildStats.from_dir()',
+    ratio: median(times) / reference,
+    goal: 'information',
+  });
   return [
     {
       bench: 'records',
@@ -224,28 +235,14 @@ async function benchBuildstats(dir: string): Promise<BenchRow[]> {
       goal: '≤ 0.2× poky (5× faster)',
       ok: value * 5 <= reference,
     },
-    {
-      bench: 'records',
-      metric: `the same folder read without the worker thread (one thread reads and parses), median of ${ROUNDS}`,
-      value: Math.round(median(oneThread)),
-      unit: 'ms',
-      kind: 'measured',
-      reference: Math.round(reference),
-      refName: lib === undefined ? 'poky (last measured)' : 'poky BuildStats.from_dir()',
-      ratio: median(oneThread) / reference,
-      goal: 'information',
-    },
-    {
-      bench: 'records',
-      metric: `the same ${written} files only opened, read and closed (no parse), one thread, median of ${ROUNDS}: what the system calls cost here`,
-      value: Math.round(median(floor)),
-      unit: 'ms',
-      kind: 'measured',
-      reference: Math.round(reference),
-      refName: lib === undefined ? 'poky (last measured)' : 'poky BuildStats.from_dir()',
-      ratio: median(floor) / reference,
-      goal: 'information',
-    },
+    information(
+      `the same folder read without the worker thread (one thread reads and parses), median of ${ROUNDS}`,
+      oneThread,
+    ),
+    information(
+      `the same ${written} files only opened, read and closed (no parse), one thread, median of ${ROUNDS}: what the system calls cost here`,
+      floor,
+    ),
   ];
 }
 
