@@ -257,7 +257,7 @@ function applyOther(
 }
 
 /** buf[from, to) holds the ASCII string s. */
-export function sameText(buf: Uint8Array, from: number, to: number, s: string): boolean {
+function sameText(buf: Uint8Array, from: number, to: number, s: string): boolean {
   if (to - from !== s.length) return false;
   for (let i = 0; i < s.length; i++) if (buf[from + i] !== s.charCodeAt(i)) return false;
   return true;

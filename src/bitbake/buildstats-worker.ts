@@ -5,9 +5,8 @@
 // Why a thread: a big build's 50,000 task files cost this machine (2 cores) 560–640 ms just to
 // open, read and close, most of the budget of 5× poky's parser. Two threads reading halves side
 // by side take 270–290 ms each, the same as alone (12-05). The find and head processes this
-// replaced read the same files with more system calls per file and sent them through a pipe:
-// 0.8–0.9 CPU-seconds in the children against 0.56 here, and 640–740 ms against 530–600 ms end
-// to end in paired runs.
+// replaced were as fast (575–665 ms against 580–660 ms in paired runs, 7.4 against 7.6–7.7
+// CPU-seconds over five reads) but needed their output split back into files and checked.
 //
 // The worker reads only what the caller's reader would read the same way: regular files, in one
 // bounded read each. The caller's reader sends the first file of each folder through the checked
