@@ -1,4 +1,4 @@
-import { closeSync, constants, type Dirent, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
@@ -142,9 +142,15 @@ export interface ReadBuildstatsOptions {
 export const WORKER_MIN_FOLDERS = 200;
 /**
  * The share of the folders the worker reads: this thread reads the rest and parses all, so it
- * takes fewer (50,000 files, 12-05: 45, 55 and 65 % gave the same time within noise).
+ * takes fewer. While the parser is new to this process (fewer than WARM_TASKS parsed), its code
+ * runs unoptimised and its records grow the heap, so this thread takes fewer still. 50,000
+ * files, 12-05, alternating runs: a new process 820–835 ms at 55 %, 750–765 at 65 %, 775–790 at
+ * 70 %; a process that read them before 560–600 at 55 %, 590–620 at 65 %.
  */
-const WORKER_SHARE = 0.55;
+const WORKER_SHARE = { warm: 0.55, cold: 0.65 };
+const WARM_TASKS = 20_000;
+/** Task files parsed by this process so far (readWithWorker's share depends on it). */
+let tasksParsed = 0;
 
 /**
  * Reads `${BUILDSTATS_BASE}/<BUILDNAME>/`: build_stats, monitor_disk.log and every
@@ -172,9 +178,11 @@ export async function readBuildstatsBuild(
     else if (entry.isDirectory() && !entry.name.startsWith('reduced_proc')) folders.push(entry.name);
   }
   const worker = options.worker ?? (folders.length >= WORKER_MIN_FOLDERS && availableParallelism() > 1);
-  if (worker) await readWithWorker(build, folders, options);
-  else await readInThread(build, folders, options);
+  const device = realFsDevice(dir);
+  if (worker) await readWithWorker(build, folders, options, device);
+  else await readInThread(build, folders, options, device);
   build.tasks.sort(compareTasks);
+  tasksParsed += build.tasks.length;
   return build;
 }
 
@@ -182,12 +190,13 @@ async function readInThread(
   build: BuildstatsBuild,
   folders: string[],
   options: ReadBuildstatsOptions,
+  device: number | undefined,
   between?: () => void,
 ) {
   const sliceMs = options.sliceMs ?? 10;
   let sliceStart = performance.now();
   for (const folder of folders) {
-    readPfFolder(build, folder, options);
+    readPfFolder(build, folder, options, device);
     between?.();
     if (performance.now() - sliceStart > sliceMs) {
       await new Promise((resolve) => setImmediate(resolve));
@@ -201,8 +210,14 @@ async function readInThread(
  * parses the worker's batches as they come, and reads what the worker left (between its own
  * folders, so that they do not wait for the end).
  */
-async function readWithWorker(build: BuildstatsBuild, folders: string[], options: ReadBuildstatsOptions) {
-  const cut = folders.length - Math.round(folders.length * WORKER_SHARE);
+async function readWithWorker(
+  build: BuildstatsBuild,
+  folders: string[],
+  options: ReadBuildstatsOptions,
+  device: number | undefined,
+) {
+  const share = tasksParsed < WARM_TASKS ? WORKER_SHARE.cold : WORKER_SHARE.warm;
+  const cut = folders.length - Math.round(folders.length * share);
   const theirs = folders.slice(cut);
   // The worker's part is kept apart until it ended cleanly: if it fails, its folders are read again.
   const side: BuildstatsBuild = { ...build, tasks: [], unreadable: [] };
@@ -213,12 +228,12 @@ async function readWithWorker(build: BuildstatsBuild, folders: string[], options
   const readLeft = () => {
     for (; leftRead < left.length; leftRead++) {
       const [index, name] = left[leftRead]!;
-      if (name === '') readPfFolder(side, theirs[index]!, quiet);
+      if (name === '') readPfFolder(side, theirs[index]!, quiet, device);
       else readEntry(side, theirs[index]!, name, quiet);
     }
   };
   let wake: (() => void) | undefined;
-  const reading = readInWorker(build.dir, theirs, realFsDevice(build.dir), (batch: ReadBatch) => {
+  const reading = readInWorker(build.dir, theirs, device, (batch: ReadBatch) => {
     let from = 0;
     for (let i = 0; i < batch.lengths.length; i++) {
       const to = from + batch.lengths[i]!;
@@ -237,7 +252,7 @@ async function readWithWorker(build: BuildstatsBuild, folders: string[], options
     wake?.();
   });
   try {
-    await readInThread(build, folders.slice(0, cut), options, readLeft);
+    await readInThread(build, folders.slice(0, cut), options, device, readLeft);
     while (!ended) {
       readLeft();
       await new Promise<void>((resolve) => {
@@ -251,7 +266,7 @@ async function readWithWorker(build: BuildstatsBuild, folders: string[], options
     throw err;
   }
   if (!clean) {
-    await readInThread(build, theirs, options);
+    await readInThread(build, theirs, options, device);
     return;
   }
   for (const task of side.tasks) {
@@ -261,7 +276,12 @@ async function readWithWorker(build: BuildstatsBuild, folders: string[], options
   build.unreadable.push(...side.unreadable);
 }
 
-function readPfFolder(build: BuildstatsBuild, pf: string, options: ReadBuildstatsOptions): void {
+function readPfFolder(
+  build: BuildstatsBuild,
+  pf: string,
+  options: ReadBuildstatsOptions,
+  device: number | undefined,
+): void {
   const folder = join(build.dir, pf);
   let entries: Dirent[];
   try {
@@ -271,16 +291,17 @@ function readPfFolder(build: BuildstatsBuild, pf: string, options: ReadBuildstat
     return;
   }
   for (const [i, entry] of entries.entries()) {
-    // The first file goes through the checked reader (regular, not on a kernel file system:
-    // the folder's device); the others, listed as regular files, are read in one bounded read.
-    if (i === 0 || !entry.isFile()) {
+    // Files listed as regular are read in one bounded read. The first stands for the folder (a
+    // real file system, not procfs): it is read so only when fstat puts it on the build folder's
+    // device, checked once (realFsDevice); else, as any other entry, by the checked reader.
+    if (!entry.isFile() || (i === 0 && device === undefined)) {
       readEntry(build, pf, entry.name, options);
       continue;
     }
-    const length = readSmall(build, `${folder}/${entry.name}`);
+    const length = readSmall(build, `${folder}/${entry.name}`, i === 0 ? device : undefined);
     if (length === -2) continue; // noted as unreadable
     if (length === -1) {
-      readEntry(build, pf, entry.name, options); // too big for one read
+      readEntry(build, pf, entry.name, options); // too big for one read, or not on the device
       continue;
     }
     const task = parseBuildstatsBytes(SMALL, length, { pf, taskFile: entry.name });
@@ -298,13 +319,15 @@ function readEntry(build: BuildstatsBuild, pf: string, name: string, options: Re
   options.onTask?.(task);
 }
 
-// Task files are 1–3 kB: open, one read into a reused buffer, close (no stat, no allocation). O_NONBLOCK: a FIFO
-// swapped in since the listing cannot block; a file that fills the buffer is read again through the checked reader.
+// Task files are 1–3 kB: open, one read into a reused buffer, close (no stat but a folder's first file's fstat, no
+// allocation). O_NONBLOCK: a FIFO swapped in since the listing cannot block; a file that fills the buffer or is not
+// on the checked device is read again through the checked reader (12-05: 2,250 first files read checked cost this
+// thread a statSync, a string and a copy each).
 const SMALL = Buffer.allocUnsafe(READ_LIMIT);
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 
-/** Bytes read into SMALL; -1: too big for it (read it checked), -2: unreadable (noted). */
-function readSmall(build: BuildstatsBuild, path: string): number {
+/** Bytes read into SMALL; -1: too big for it or, given `device`, not a regular file on it (read it checked); -2: unreadable (noted). */
+function readSmall(build: BuildstatsBuild, path: string, device?: number): number {
   let fd: number;
   try {
     fd = openSync(path, OPEN_FLAGS);
@@ -315,6 +338,7 @@ function readSmall(build: BuildstatsBuild, path: string): number {
     return -2;
   }
   try {
+    if (device !== undefined && !onDevice(fd, device)) return -1;
     const n = readSync(fd, SMALL, 0, SMALL.length, 0);
     return n < SMALL.length ? n : -1;
   } catch (err) {
@@ -323,6 +347,11 @@ function readSmall(build: BuildstatsBuild, path: string): number {
   } finally {
     closeSync(fd);
   }
+}
+
+function onDevice(fd: number, device: number): boolean {
+  const st = fstatSync(fd);
+  return st.isFile() && st.dev === device;
 }
 
 // A file may vanish between listing and reading (a build still running, a cleanup): noted. A

@@ -12,6 +12,7 @@ import { realFsDevice } from '../../src/system/read-file.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { tempDir } from '../helpers/exec.js';
 
+const isRoot = process.getuid?.() === 0;
 const cleanups = cleanupsAfterEach();
 const scratch = () => {
   const dir = tempDir('rambake-worker-');
@@ -109,4 +110,28 @@ describe('readBuildstatsBuild with a worker thread', () => {
     expect(done).toBe(true);
     expect(left).toContain(`${folders[3]}/`);
   });
+
+  // A PF folder that is a mount point of procfs (a bind mount of /proc/sys/kernel, whose entries
+  // are regular files): its first file is on another device than the one checked, so both
+  // readers send it to the checked reader, which refuses a file of procfs.
+  it.skipIf(!isRoot)(
+    'refuses a folder whose first file is on procfs, in this thread and in the worker',
+    async () => {
+      const dir = scratch();
+      writeBuild(dir);
+      const pf = join(dir, 'recipe9-1.9-r0');
+      execFileSync('mount', ['--bind', '/proc/sys/kernel', pf]);
+      cleanups.push(() => execFileSync('umount', [pf]));
+      for (const worker of [false, true])
+        await expect(readBuildstatsBuild(dir, { worker })).rejects.toThrow(
+          /recipe9-1\.9-r0\/\w+: a file of procfs/,
+        );
+    },
+  );
 });
+
+if (!isRoot) {
+  describe('a buildstats folder mounted from procfs', () => {
+    it.skip('needs root to bind-mount /proc/sys/kernel: run the suite as root', () => {});
+  });
+}
