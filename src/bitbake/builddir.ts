@@ -231,6 +231,8 @@ function confVar(data: DataStore, name: string): ResolvedVar {
   if (v.needsBitBake) resolved.needsBitBake = true;
   if (v.pythonSetAt)
     resolved.note = `changed by anonymous Python at ${v.pythonSetAt.file}:${v.pythonSetAt.line}`;
+  else if (v.overridesPythonAt)
+    resolved.note = `the override it takes depends on OVERRIDES, which holds Python (\${@…}) from ${v.overridesPythonAt.file}:${v.overridesPythonAt.line}`;
   return resolved;
 }
 

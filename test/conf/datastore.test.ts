@@ -99,6 +99,30 @@ describe('DataStore operators', () => {
     expect(value(text)).toBe('machine');
   });
 
+  it('OVERRIDES with Python glued to an override (OE-Core qemu machines): the overrides beside it count, picks are marked', () => {
+    const text = [
+      "MACHINEOVERRIDES =. \"${@bb.utils.contains('TUNE_FEATURES', 'm32', 'x86:', '', d)}qemuall:\"",
+      'MACHINEOVERRIDES .= "qemux86-64"',
+      'OVERRIDES = "linux:${MACHINEOVERRIDES}:pn-x"',
+      'A = "no"',
+      'A:qemuall = "yes"',
+      'B = "b"',
+      'B:append:x86 = " x86"',
+      'C = "${A}/c"',
+      'D = "plain"',
+    ].join('\n');
+    const data = evalConf(text);
+    const python = { file: 'test.conf', line: 1 };
+    // BitBake sees qemuall whatever the Python gives ('x86:' or ''): rambake takes it too.
+    expect(data.getVar('A')).toMatchObject({ value: 'yes', needsBitBake: true, overridesPythonAt: python });
+    // Whether x86 is active is the Python's to say: rambake's pick is marked as a guess.
+    expect(data.getVar('B')).toMatchObject({ value: 'b', needsBitBake: true, overridesPythonAt: python });
+    expect(data.getVar('C')).toMatchObject({ value: 'yes/c', needsBitBake: true, overridesPythonAt: python });
+    expect(data.getVar('C')?.needsBitBake).toBe(true); // from the cache too
+    expect(data.getVar('D')).toMatchObject({ value: 'plain', needsBitBake: false });
+    expect(data.getVar('D')?.overridesPythonAt).toBeUndefined();
+  });
+
   it('flags, with operators', () => {
     const data = evalConf('A[doc] = "one"\nA[doc] += "two"\nA[weak] ??= "w"\nA = "v"');
     expect(data.getVarFlag('A', 'doc')?.value).toBe('one two');

@@ -122,8 +122,8 @@ describe('readBuildstatsBuild with a worker thread', () => {
       const pf = join(dir, 'recipe9-1.9-r0');
       execFileSync('mount', ['--bind', '/proc/sys/kernel', pf]);
       cleanups.push(() => {
-      execFileSync('umount', [pf]);
-    });
+        execFileSync('umount', [pf]);
+      });
       for (const worker of [false, true])
         await expect(readBuildstatsBuild(dir, { worker })).rejects.toThrow(
           /recipe9-1\.9-r0\/\w+: a file of procfs/,

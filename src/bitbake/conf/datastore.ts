@@ -18,6 +18,7 @@ import {
   overrideEntries,
   pickOverride,
   splitOperation,
+  splitOverrides,
 } from './overrides.js';
 import type { AssignOp, ConfDiagnostic, Location, Statement } from './types.js';
 
@@ -31,7 +32,25 @@ export interface VarValue {
   unresolved: string[];
   /** Anonymous Python that runs after parsing changes this value (or one it references). */
   pythonSetAt?: Location;
+  /**
+   * The override variant or conditional operation this value takes (or one it references takes)
+   * depends on OVERRIDES, which holds Python (`${@…}`) written here: rambake's pick is a guess.
+   */
+  overridesPythonAt?: Location;
 }
+
+/** A read of a value that Python decides: who decides (anonymous Python, or Python in OVERRIDES) and where. */
+interface PythonHit {
+  at: Location;
+  overrides: boolean;
+}
+
+const hitOf = (v: VarValue): PythonHit | undefined =>
+  v.pythonSetAt
+    ? { at: v.pythonSetAt, overrides: false }
+    : v.overridesPythonAt
+      ? { at: v.overridesPythonAt, overrides: true }
+      : undefined;
 
 export interface HistoryEntry {
   op: AssignOp | ':append' | ':prepend' | ':remove' | 'set' | 'unset' | 'export';
@@ -99,7 +118,9 @@ export class DataStore {
   private readonly pythonSets = new Map<string, Location>();
   /** Counts reads of Python-changed values, so a value that references one is marked too. */
   private pythonHits = 0;
-  private pythonHitAt: Location | undefined;
+  private pythonHitAt: PythonHit | undefined;
+  /** Where OVERRIDES's Python was written, when it holds some: the active overrides are then a guess. */
+  private overridesPythonAt: Location | undefined;
 
   /** Apply one parsed assignment with BitBake's parse-time semantics. */
   assign(st: AssignStatement): void {
@@ -221,7 +242,8 @@ export class DataStore {
   getVar(name: string): VarValue | undefined {
     const cached = this.cache.get(name);
     if (cached) {
-      if (cached.pythonSetAt) this.pythonHit(cached.pythonSetAt);
+      const hit = hitOf(cached);
+      if (hit) this.pythonHit(hit);
       return cached;
     }
     const failed = this.failed.get(name);
@@ -229,14 +251,15 @@ export class DataStore {
       if (this.depth > 0) throw new ExpansionStopped(name);
       return failed;
     }
+    // Counted from before the override pick: a pick that Python in OVERRIDES decides is a hit.
+    const pythonBefore = this.pythonHits;
     const raw = this.rawValue(name);
     const setByPython = this.pythonSets.get(name);
     if (raw.value === undefined) {
       if (setByPython === undefined) return undefined;
-      this.pythonHit(setByPython);
+      this.pythonHit({ at: setByPython, overrides: false });
       return { value: '', needsBitBake: true, unresolved: [], pythonSetAt: setByPython };
     }
-    const pythonBefore = this.pythonHits;
     let value: string;
     try {
       value = this.expandValue(raw.value, name);
@@ -249,11 +272,16 @@ export class DataStore {
       return this.failedRead(err, name, raw.value, raw.loc);
     }
     const result = this.finish(value, raw.loc);
-    const pythonAt = setByPython ?? (this.pythonHits > pythonBefore ? this.pythonHitAt : undefined);
-    if (pythonAt !== undefined) {
+    const hit: PythonHit | undefined = setByPython
+      ? { at: setByPython, overrides: false }
+      : this.pythonHits > pythonBefore
+        ? this.pythonHitAt
+        : undefined;
+    if (hit !== undefined) {
       result.needsBitBake = true;
-      result.pythonSetAt = pythonAt;
-      this.pythonHit(pythonAt);
+      if (hit.overrides) result.overridesPythonAt = hit.at;
+      else result.pythonSetAt = hit.at;
+      this.pythonHit(hit);
     }
     this.cache.set(name, result);
     return result;
@@ -355,14 +383,19 @@ export class DataStore {
     this.expanding.clear();
     try {
       let current: string[] = [];
+      let python = false;
+      this.overridesPythonAt = undefined;
       for (let round = 0; round < 5; round++) {
         this.overridesList = current;
         this.forget();
-        const next = (this.getVar('OVERRIDES')?.value ?? '').split(':');
+        const value = this.getVar('OVERRIDES')?.value ?? '';
+        python = hasInlinePython(value);
+        const next = splitOverrides(value);
         if (next.length === current.length && next.every((o, i) => o === current[i])) break;
         current = next;
       }
       this.overridesList = current;
+      if (python) this.overridesPythonAt = this.pythonWrittenAt('OVERRIDES');
       this.forget();
       return current;
     } finally {
@@ -379,6 +412,7 @@ export class DataStore {
     const refs = this.overrideIndex.get(name);
     if (refs && refs.length > 0) {
       const winner = pickOverride(refs, this.overrides());
+      this.overridesConsulted();
       if (winner !== undefined) ({ value, loc, removes } = this.rawValue(winner));
     }
     const entry = this.vars.get(name);
@@ -394,7 +428,9 @@ export class DataStore {
 
   private conditionActive(condition: string | undefined): boolean {
     if (condition === undefined) return true;
-    return overrideActive(condition, new Set(this.overrides()));
+    const active = overrideActive(condition, new Set(this.overrides()));
+    this.overridesConsulted();
+    return active;
   }
 
   private expandValue(text: string, varname: string | undefined): string {
@@ -474,9 +510,45 @@ export class DataStore {
     return result;
   }
 
-  private pythonHit(at: Location): void {
+  private pythonHit(hit: PythonHit): void {
     this.pythonHits++;
-    this.pythonHitAt = at;
+    this.pythonHitAt = hit;
+  }
+
+  /** The active overrides were consulted: when OVERRIDES holds Python, what they picked is a guess. */
+  private overridesConsulted(): void {
+    if (this.overridesPythonAt) this.pythonHit({ at: this.overridesPythonAt, overrides: true });
+  }
+
+  /**
+   * The operation that brought Python into `name`'s value: history holds each operation's result,
+   * so an `=.` with Python followed by a `.=` names the `=.`, not the `.=` that kept it.
+   */
+  private pythonIntroducedAt(name: string): Location | undefined {
+    const KEEPS = new Set<HistoryEntry['op']>(['.=', '=.', '+=', '=+']);
+    let at: Location | undefined;
+    let had = false;
+    for (const h of this.history(name)) {
+      if (h.name !== name || h.flag !== undefined || h.ignored) continue;
+      const has = hasInlinePython(h.value);
+      if (has && !(had && KEEPS.has(h.op))) at = h.loc;
+      had = has;
+    }
+    return at;
+  }
+
+  /** Where the `${@…}` that `name`'s value holds was written: its own assignment or one it references. */
+  private pythonWrittenAt(name: string, seen = new Set<string>()): Location | undefined {
+    if (seen.has(name)) return undefined;
+    seen.add(name);
+    const raw = this.rawValue(name);
+    if (raw.value === undefined) return undefined;
+    if (hasInlinePython(raw.value)) return this.pythonIntroducedAt(name) ?? raw.loc;
+    for (const ref of listVarRefs(raw.value)) {
+      const at = this.pythonWrittenAt(ref, seen);
+      if (at) return at;
+    }
+    return undefined;
   }
 
   /** Report an expansion failure once per variable (at its assignment) and stop the expansion. */

@@ -28,6 +28,20 @@ export function overrideEntries(full: string): Array<{ short: string } & Overrid
   return out;
 }
 
+// BitBake's inline Python (bb/data_smart.py's __expand_python_regexp__): `${@`, then braced
+// text or any character, as few as possible, then `}`.
+const INLINE_PYTHON = /\$\{@(?:\{.*?\}|.)+?\}/g;
+
+/**
+ * OVERRIDES split on `:` as BitBake splits it, with its unevaluated Python taken as a separator:
+ * what the Python gives is unknown, so it joins no neighbour. The overrides around it stay, as
+ * OE-Core writes them (`${@…'x86:'…}qemuall:qemux86-64`: BitBake sees qemuall either way).
+ *   'a:${@bb.utils.contains("F", "x", "x86:", "", d)}qemuall:b' → ['a', '', 'qemuall', 'b']
+ */
+export function splitOverrides(value: string): string[] {
+  return value.replace(INLINE_PYTHON, ':').split(':');
+}
+
 /** True when every part of `override` (`a` or `a:b`) is active. */
 export function overrideActive(override: string, active: ReadonlySet<string>): boolean {
   if (active.has(override)) return true;
