@@ -159,6 +159,28 @@ describe('DataStore expansion', () => {
     expect(v).toMatchObject({ value: '-j ${@oe.utils.cpu_count()}', needsBitBake: true });
   });
 
+  it('what the configuration hash expands: an active override variant, not an unused plain value', () => {
+    const cycle = (variant: string) =>
+      evalConf(`OVERRIDES = "arm:forcevariable"\nR_A = "\${R_B}"\nR_B${variant} = "\${R_A}"`);
+    // Through an active variant BitBake stops (RecursionError) though nothing reads R_A or R_B.
+    const forced = cycle(':forcevariable');
+    forced.expandLikeConfigHash();
+    expect(forced.diagnostics).toMatchObject([
+      { severity: 'error', code: 'expansion-cycle', message: 'variable R_A references itself (through R_B)' },
+    ]);
+    // A plain cycle, or one through an inactive variant, is read unexpanded: BitBake goes on.
+    for (const variant of ['', ':mips']) {
+      const data = cycle(variant);
+      data.expandLikeConfigHash();
+      expect(data.diagnostics).toEqual([]);
+    }
+    // The hash skips BB_HASHCONFIG_IGNORE_VARS.
+    const ignored = cycle(':forcevariable');
+    ignored.setVar('BB_HASHCONFIG_IGNORE_VARS', 'R_B');
+    ignored.expandLikeConfigHash();
+    expect(ignored.diagnostics).toEqual([]);
+  });
+
   it('a reference cycle gives a diagnostic, not a hang', () => {
     const data = evalConf('A = "${B}"\nB = "x${A}"');
     // BitBake stops with an ExpansionError; rambake keeps the text as written.

@@ -371,6 +371,24 @@ export class DataStore {
     return [...this.vars].filter(([, e]) => e.flags.get('export') === '1').map(([n]) => n);
   }
 
+  /**
+   * What BitBake's configuration hash expands, right after parsing (data_smart.py get_hash): it
+   * reads every variable unexpanded, but one with an active override variant has the winning
+   * variant's value expanded on the way (getVarFlag's retparser). A reference cycle there stops
+   * BitBake ("Unable to update the server configuration …", RecursionError) even when nothing
+   * uses the variable, so those values are expanded here: a failure is a diagnostic like any
+   * other. The hash skips BB_HASHCONFIG_IGNORE_VARS and names starting with `__`.
+   */
+  expandLikeConfigHash(): void {
+    const ignore = new Set(splitWords(this.getVar('BB_HASHCONFIG_IGNORE_VARS')?.value));
+    const overrides = this.overrides();
+    for (const [name, refs] of this.overrideIndex) {
+      if (name.startsWith('__') || ignore.has(name)) continue;
+      const winner = pickOverride(refs, overrides);
+      if (winner !== undefined) this.getVar(winner);
+    }
+  }
+
   /** The active overrides (OVERRIDES split on `:`), computed until stable as BitBake does. */
   overrides(): readonly string[] {
     if (this.overridesList) return this.overridesList;

@@ -69,6 +69,7 @@ export function readBuildConfig(topdir: string, io: ConfIO, env: Environment = {
     });
   }
   ctx.diagnostics.push(...checkRenamedVariables(data, ctx.statements, Object.keys(env)));
+  data.expandLikeConfigHash();
   ctx.diagnostics.push(...data.diagnostics);
   return {
     topdir,
