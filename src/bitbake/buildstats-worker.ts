@@ -103,6 +103,9 @@ export function readInWorker(
 ): WorkerRead {
   const worker = new Worker(WORKER_CODE, {
     eval: true,
+    // Not the parent's options: under `node --input-type=module` the eval'd code would be an ES
+    // module, where `require` is undefined, and every read would fall back to this thread.
+    execArgv: [],
     workerData: { dir, folders, limit: READ_LIMIT, packBytes: PACK_BYTES, device: device ?? -1 },
   });
   let ended = false;

@@ -4,13 +4,14 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { readBuildstatsBuild } from '../../src/bitbake/buildstats.js';
 import { READ_LIMIT, type ReadBatch, readInWorker } from '../../src/bitbake/buildstats-worker.js';
 import { realFsDevice } from '../../src/system/read-file.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
-import { tempDir } from '../helpers/exec.js';
+import { ROOT, tempDir } from '../helpers/exec.js';
 
 const isRoot = process.getuid?.() === 0;
 const cleanups = cleanupsAfterEach();
@@ -100,6 +101,22 @@ describe('readBuildstatsBuild with a worker thread', () => {
     // The same when a folder is on another device than the one checked (a mount point).
     const other = await workerEntries(dir, folders, (realFsDevice(dir) ?? 0) + 1);
     expect(other.left.length).toBe(left.length);
+  });
+
+  it('reads in a process started as `node --input-type=module -e` (the worker takes none of its options)', async () => {
+    const dir = scratch();
+    const folders = writeBuild(dir);
+    // The built module, as a user's process loads it: the test runner's own options differ.
+    const worker = pathToFileURL(join(ROOT, 'dist', 'bitbake', 'buildstats-worker.js')).href;
+    const script = `const { readInWorker } = await import(${JSON.stringify(worker)});
+      let files = 0;
+      const reading = readInWorker(${JSON.stringify(dir)}, ${JSON.stringify(folders)}, undefined, (b) => { files += b.lengths.length; });
+      process.stdout.write(JSON.stringify({ done: await reading.done, files }));`;
+    const { stdout } = await execa(process.execPath, ['--input-type=module', '-e', script]);
+    // As many files as the worker reads in this process (each folder's first is left: no device).
+    const { read } = await workerEntries(dir, folders, undefined);
+    expect(read.length).toBeGreaterThan(100);
+    expect(JSON.parse(stdout)).toEqual({ done: true, files: read.length });
   });
 
   it('leaves a folder that vanished after the listing to the caller, who notes it', async () => {
