@@ -99,28 +99,50 @@ describe('DataStore operators', () => {
     expect(value(text)).toBe('machine');
   });
 
-  it('OVERRIDES with Python glued to an override (OE-Core qemu machines): the overrides beside it count, picks are marked', () => {
+  it('OVERRIDES with Python glued to an override (OE-Core qemu machines): what the Python could change is marked', () => {
     const text = [
       "MACHINEOVERRIDES =. \"${@bb.utils.contains('TUNE_FEATURES', 'm32', 'x86:', '', d)}qemuall:\"",
       'MACHINEOVERRIDES .= "qemux86-64"',
-      'OVERRIDES = "linux:${MACHINEOVERRIDES}:pn-x"',
+      'OVERRIDES = "linux:${MACHINEOVERRIDES}:pn-x:forcevariable"',
       'A = "no"',
       'A:qemuall = "yes"',
+      'A:linux = "linux"',
       'B = "b"',
       'B:append:x86 = " x86"',
-      'C = "${A}/c"',
-      'D = "plain"',
+      'B:append:qemuall = " all"',
+      'C = "${B}/c"',
+      'D = "d"',
+      'D:x86 = "x86"',
+      'E = "e"',
+      'E:forcevariable = "forced"',
+      'F:forcevariable = "forced"',
+      'F:x86:forcevariable = "x86 forced"',
+      'G = "plain"',
     ].join('\n');
     const data = evalConf(text);
     const python = { file: 'test.conf', line: 1 };
-    // BitBake sees qemuall whatever the Python gives ('x86:' or ''): rambake takes it too.
-    expect(data.getVar('A')).toMatchObject({ value: 'yes', needsBitBake: true, overridesPythonAt: python });
-    // Whether x86 is active is the Python's to say: rambake's pick is marked as a guess.
-    expect(data.getVar('B')).toMatchObject({ value: 'b', needsBitBake: true, overridesPythonAt: python });
-    expect(data.getVar('C')).toMatchObject({ value: 'yes/c', needsBitBake: true, overridesPythonAt: python });
+    const guessed = { needsBitBake: true, overridesPythonAt: python };
+    const known = (value: string) => {
+      expect(data.getVar(value.split('=')[0]!)).toMatchObject({
+        value: value.split('=')[1],
+        needsBitBake: false,
+      });
+      expect(data.getVar(value.split('=')[0]!)?.overridesPythonAt).toBeUndefined();
+    };
+    // qemuall comes after the Python, whatever it gives ('x86:' or ''): BitBake takes A:qemuall.
+    known('A=yes');
+    // Whether x86 is active is the Python's to say: a conditional append on it is a guess, and so
+    // is a value referring to it; one on qemuall is not.
+    expect(data.getVar('B')).toMatchObject({ value: 'b all', ...guessed });
+    expect(data.getVar('C')).toMatchObject({ value: 'b all/c', ...guessed });
     expect(data.getVar('C')?.needsBitBake).toBe(true); // from the cache too
-    expect(data.getVar('D')).toMatchObject({ value: 'plain', needsBitBake: false });
-    expect(data.getVar('D')?.overridesPythonAt).toBeUndefined();
+    // No variant applies unless the Python gives x86.
+    expect(data.getVar('D')).toMatchObject({ value: 'd', ...guessed });
+    // :forcevariable, after the Python, wins whatever it gives (rambake's own block)…
+    known('E=forced');
+    // …unless a combined variant with a part only the Python gives could still apply.
+    expect(data.getVar('F')).toMatchObject({ value: 'forced', ...guessed });
+    known('G=plain');
   });
 
   it('flags, with operators', () => {

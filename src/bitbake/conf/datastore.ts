@@ -16,6 +16,8 @@ import {
   type OverrideRef,
   overrideActive,
   overrideEntries,
+  PYTHON_SLOT,
+  pickDependsOnPython,
   pickOverride,
   splitOperation,
   splitOverrides,
@@ -401,19 +403,17 @@ export class DataStore {
     this.expanding.clear();
     try {
       let current: string[] = [];
-      let python = false;
       this.overridesPythonAt = undefined;
       for (let round = 0; round < 5; round++) {
         this.overridesList = current;
         this.forget();
-        const value = this.getVar('OVERRIDES')?.value ?? '';
-        python = hasInlinePython(value);
-        const next = splitOverrides(value);
+        const next = splitOverrides(this.getVar('OVERRIDES')?.value ?? '');
         if (next.length === current.length && next.every((o, i) => o === current[i])) break;
         current = next;
       }
       this.overridesList = current;
-      if (python) this.overridesPythonAt = this.pythonWrittenAt('OVERRIDES');
+      if (current.includes(PYTHON_SLOT))
+        this.overridesPythonAt = this.pythonWrittenAt('OVERRIDES') ?? { file: 'OVERRIDES', line: 0 };
       this.forget();
       return current;
     } finally {
@@ -429,8 +429,9 @@ export class DataStore {
     let removes: Pending[] = [];
     const refs = this.overrideIndex.get(name);
     if (refs && refs.length > 0) {
-      const winner = pickOverride(refs, this.overrides());
-      this.overridesConsulted();
+      const overrides = this.overrides();
+      const winner = pickOverride(refs, overrides);
+      if (pickDependsOnPython(refs, winner, overrides)) this.overridesGuessed();
       if (winner !== undefined) ({ value, loc, removes } = this.rawValue(winner));
     }
     const entry = this.vars.get(name);
@@ -447,7 +448,8 @@ export class DataStore {
   private conditionActive(condition: string | undefined): boolean {
     if (condition === undefined) return true;
     const active = overrideActive(condition, new Set(this.overrides()));
-    this.overridesConsulted();
+    // An active condition stays active; an inactive one could be what the Python gives.
+    if (!active) this.overridesGuessed();
     return active;
   }
 
@@ -533,8 +535,8 @@ export class DataStore {
     this.pythonHitAt = hit;
   }
 
-  /** The active overrides were consulted: when OVERRIDES holds Python, what they picked is a guess. */
-  private overridesConsulted(): void {
+  /** What the active overrides decided here could change with what OVERRIDES's Python gives. */
+  private overridesGuessed(): void {
     if (this.overridesPythonAt) this.pythonHit({ at: this.overridesPythonAt, overrides: true });
   }
 

@@ -32,14 +32,38 @@ export function overrideEntries(full: string): Array<{ short: string } & Overrid
 // text or any character, as few as possible, then `}`.
 const INLINE_PYTHON = /\$\{@(?:\{.*?\}|.)+?\}/g;
 
+/** The token splitOverrides puts where OVERRIDES holds Python: unknown overrides, at that place. */
+export const PYTHON_SLOT = '\u0000';
+
 /**
- * OVERRIDES split on `:` as BitBake splits it, with its unevaluated Python taken as a separator:
- * what the Python gives is unknown, so it joins no neighbour. The overrides around it stay, as
- * OE-Core writes them (`${@…'x86:'…}qemuall:qemux86-64`: BitBake sees qemuall either way).
- *   'a:${@bb.utils.contains("F", "x", "x86:", "", d)}qemuall:b' → ['a', '', 'qemuall', 'b']
+ * OVERRIDES split on `:` as BitBake splits it, with its unevaluated Python as a PYTHON_SLOT token
+ * of its own: what the Python gives is unknown, so it joins no neighbour. The overrides around it
+ * stay, as OE-Core writes them (`${@…'x86:'…}qemuall:qemux86-64`: BitBake sees qemuall either way).
+ *   'a:${@bb.utils.contains("F", "x", "x86:", "", d)}qemuall:b' → ['a', '', SLOT, '', 'qemuall', 'b']
  */
 export function splitOverrides(value: string): string[] {
-  return value.replace(INLINE_PYTHON, ':').split(':');
+  return value.replace(INLINE_PYTHON, `:${PYTHON_SLOT}:`).split(':');
+}
+
+/**
+ * Whether the Python in OVERRIDES (its PYTHON_SLOT tokens) could change which variant wins. What
+ * it gives stands where it is written and a later override beats an earlier one, so a winner all
+ * of whose parts come after the last slot stays the winner (rambake's own `:forcevariable`, last
+ * in OE-Core's OVERRIDES), unless a combined variant with a part only the Python could give might
+ * still apply (`X:x86:forcevariable`). With no winner, the Python could make any variant apply.
+ */
+export function pickDependsOnPython(
+  refs: readonly OverrideRef[],
+  winner: string | undefined,
+  overrides: readonly string[],
+): boolean {
+  const slot = overrides.lastIndexOf(PYTHON_SLOT);
+  if (slot < 0) return false;
+  const ref = winner === undefined ? undefined : refs.find((r) => r.full === winner);
+  if (ref === undefined) return refs.length > 0;
+  if (ref.override.split(':').some((part) => overrides.lastIndexOf(part) < slot)) return true;
+  const active = new Set(overrides);
+  return refs.some((r) => r !== ref && r.override.includes(':') && !overrideActive(r.override, active));
 }
 
 /** True when every part of `override` (`a` or `a:b`) is active. */
