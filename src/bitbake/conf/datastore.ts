@@ -398,7 +398,13 @@ export class DataStore {
     this.computingOverrides = true;
     // OVERRIDES is read as an outermost read even when asked for in the middle of another
     // expansion: its own failure is recorded, not thrown into the expansion that needed it.
-    const outer = { depth: this.depth, expanding: [...this.expanding] };
+    // Python read while computing them is not the outer read's own (whichever read came first).
+    const outer = {
+      depth: this.depth,
+      expanding: [...this.expanding],
+      hits: this.pythonHits,
+      at: this.pythonHitAt,
+    };
     this.depth = 0;
     this.expanding.clear();
     try {
@@ -420,6 +426,8 @@ export class DataStore {
       this.computingOverrides = false;
       this.depth = outer.depth;
       for (const name of outer.expanding) this.expanding.add(name);
+      this.pythonHits = outer.hits;
+      this.pythonHitAt = outer.at;
     }
   }
 
