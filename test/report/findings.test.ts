@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { collectReport } from '../../src/analyze/report-read.js';
 import { NothingYetError, UsageError } from '../../src/errors.js';
 import { renderReportText } from '../../src/report/report-text.js';
@@ -95,7 +95,9 @@ describe('report from buildstats alone', () => {
 });
 
 describe('targets and the printed command', () => {
-  const canary = join(tempDir('rambake-canary-').path, 'pwned');
+  const canaryDir = tempDir('rambake-canary-');
+  afterAll(canaryDir.cleanup);
+  const canary = join(canaryDir.path, 'pwned');
   const hostile = `$(touch\${IFS}${canary})`;
 
   it('names every target, and the steps-giant command keeps the whole bitbake command, quoted', async () => {

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { collectReport } from '../../src/analyze/report-read.js';
 import type { BuildDir } from '../../src/bitbake/builddir-types.js';
 import { checkBitbakeLock } from '../../src/doctor/check-lock.js';
@@ -17,7 +17,9 @@ import { renderShellCommand } from '../../src/text/shell.js';
 import { tempDir } from '../helpers/exec.js';
 import { buildWithRun, confOnly } from '../report/helpers.js';
 
-const canary = join(tempDir('rambake-canary-').path, 'pwned');
+const canaryDir = tempDir('rambake-canary-');
+afterAll(canaryDir.cleanup);
+const canary = join(canaryDir.path, 'pwned');
 
 /** Hostile recipe names: each would run `touch <canary>` if pasted unquoted. */
 const HOSTILE = [
