@@ -22,6 +22,7 @@ process.stderr.write(
     .map((l) => l.toFixed(2))
     .join(' ')}\n`,
 );
+const started = new Date().toISOString().slice(0, 16).replace('T', ' ');
 const rows: BenchRow[] = [];
 for (const name of NAMES) {
   if (only && !only.includes(name)) continue;
@@ -38,25 +39,31 @@ const show = (value: number, unit: string) =>
   unit === 'bytes'
     ? formatBytes(value)
     : `${Number.isInteger(value) ? value : value.toFixed(2)} ${unit}`.trim();
-const table = renderTable(
-  [
-    ['bench', 'metric', 'value', 'reference', 'ratio', 'goal', '', 'figure', 'load'],
-    ...rows.map((r) => [
-      r.bench,
-      r.metric,
-      show(r.value, r.unit),
-      r.reference === undefined
-        ? (r.refName ?? '')
-        : `${show(r.reference, r.unit)}${r.refName ? ` ${r.refName}` : ''}`,
-      r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}×`,
-      r.goal ?? '',
-      r.ok === undefined ? '' : r.ok ? 'ok' : 'MISSED',
-      r.kind ?? 'unstated',
-      r.load ?? '',
-    ]),
-  ],
-  ['left', 'left', 'right', 'right', 'right'],
-);
+const header = ['bench', 'metric', 'value', 'reference', 'ratio', 'goal', '', 'figure', 'load'];
+const cells = rows.map((r) => [
+  r.bench,
+  r.metric,
+  show(r.value, r.unit),
+  r.reference === undefined
+    ? (r.refName ?? '')
+    : `${show(r.reference, r.unit)}${r.refName ? ` ${r.refName}` : ''}`,
+  r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}×`,
+  r.goal ?? '',
+  r.ok === undefined ? '' : r.ok ? 'ok' : 'MISSED',
+  r.kind ?? 'unstated',
+  r.load ?? '',
+]);
+const table = renderTable([header, ...cells], ['left', 'left', 'right', 'right', 'right']);
+const finished = new Date().toISOString().slice(0, 16).replace('T', ' ');
 process.stdout.write(`machine: ${machine}; 1-min load average at the end ${loadNow()}\n`);
 for (const line of table) process.stdout.write(`${line.trimEnd()}\n`);
 if (process.env.RAMBAKE_BENCH_JSON) process.stdout.write(`${JSON.stringify({ machine, rows })}\n`);
+// The README's table is this output, pasted as it is: one run, its machine, times and loads.
+if (process.env.RAMBAKE_BENCH_MARKDOWN) {
+  const cell = (text: string) => text.replaceAll('|', '\\|');
+  process.stdout.write(
+    `\nMeasured by \`npm run bench\` on ${machine}, ${started}–${finished.slice(0, 10) === started.slice(0, 10) ? finished.slice(11) : finished} UTC:\n\n`,
+  );
+  process.stdout.write(`| ${header.map(cell).join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
+  for (const row of cells) process.stdout.write(`| ${row.map(cell).join(' | ')} |\n`);
+}
