@@ -2,7 +2,7 @@
 // dir; 22 `bitbake-getvar` calls cost a minute). The answer is cached per build dir until one
 // of the conf files read, the bitbake executable or the environment BitBake imports changes, so
 // `status` then `doctor` pay once. The cache lives in the user's cache folder, never in TOPDIR.
-// BitBake waits behind a running build, so callers ask only when no build holds the server.
+// BitBake waits behind a running build, so then callers take only a cached answer.
 
 import { createHash } from 'node:crypto';
 import { promises as fsp, readFileSync, statSync } from 'node:fs';
@@ -27,6 +27,8 @@ export interface AskBitbakeOptions {
   user?: { uid: number; gid: number };
   /** false: neither read nor write the cache. */
   cache?: boolean;
+  /** false: answer from the cache only (a build holds the server: BitBake would wait behind it). */
+  startBitbake?: boolean;
   timeoutMs?: number;
 }
 
@@ -46,6 +48,7 @@ export async function askBitbake(asked: AskBitbakeOptions): Promise<BitbakeAnswe
     const hit = await readCache(file, key);
     if (hit) return { ok: true, env: hit, cached: true, seconds: 0 };
   }
+  if (opts.startBitbake === false) return { ok: false, reason: 'no cached answer for these conf files' };
   const started = Date.now();
   // Loaded here: a cached answer (the common case) should not pay for execa's import.
   const { execa } = await import('execa');

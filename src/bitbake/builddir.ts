@@ -9,7 +9,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { ConfSyntaxError, UsageError } from '../errors.js';
-import { readLockState } from '../system/bitbake-lock.js';
+import { settledLockState } from '../system/bitbake-lock.js';
 import { readCpus } from '../system/cpus.js';
 import { askBitbake, bitbakeUser } from './ask-bitbake.js';
 import type { BitbakeEnv } from './bitbake-env.js';
@@ -48,8 +48,9 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
   const bbDefaultThreads = (await readCpus()).bbDefault;
   const notes: string[] = [];
   const fromConf = (name: string) => confVar(config.data, name);
-  // Held, not merely present: a server that died leaves the file behind (system/bitbake-lock.ts).
-  const bitbakeLock = readLockState(topdir);
+  // Held, not merely present: a server that died leaves the file behind, and one that outlives
+  // its command lets go within a second or so (system/bitbake-lock.ts).
+  const bitbakeLock = await settledLockState(topdir);
   const buildRunning = bitbakeLock.state === 'held';
   if (bitbakeLock.state === 'stale') notes.push(`stale bitbake.lock (${bitbakeLock.detail}): ignored`);
 
@@ -69,17 +70,18 @@ export async function loadBuildDir(opts: LoadOptions = {}): Promise<BuildDir> {
 
   let bitbake: BitbakeEnv | undefined;
   if (opts.sources?.getvar !== false && eventVars === undefined) {
-    if (buildRunning) notes.push('a build holds bitbake.lock: BitBake not asked');
-    else {
-      const answer = await askBitbake({
-        topdir,
-        files: config.files,
-        ...bitbakeUser(topdir, env),
-      });
-      if (answer.ok) bitbake = answer.env;
-      else if (answer.reason !== 'bitbake is not on PATH')
-        notes.push(`${answer.reason}: using the conf files`);
-    }
+    // During a build BitBake would answer only after it: a cached answer for these conf files
+    // is still BitBake's, so it is used; nothing else is asked.
+    const answer = await askBitbake({
+      topdir,
+      files: config.files,
+      ...bitbakeUser(topdir, env),
+      ...(buildRunning ? { startBitbake: false } : {}),
+    });
+    if (answer.ok) bitbake = answer.env;
+    else if (buildRunning)
+      notes.push(`a build holds bitbake.lock (${bitbakeLock.detail}): BitBake not asked`);
+    else if (answer.reason !== 'bitbake is not on PATH') notes.push(`${answer.reason}: using the conf files`);
   }
 
   const getVar = (name: string): ResolvedVar => {

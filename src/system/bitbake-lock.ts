@@ -17,7 +17,7 @@
 // So "held" when either says so; "stale" only when neither does. When neither /proc/locks nor
 // the process's command line can be read (no procfs), a live PID counts as held.
 
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { RefusedFileError, readTextSync } from './read-file.js';
 
@@ -216,6 +216,55 @@ export async function waitForLockRelease(
     if (state.state !== 'held' || Date.now() >= deadline) return state;
     await new Promise((r) => setTimeout(r, pollMs));
   }
+}
+
+/**
+ * How long a BitBake server may outlive its command: measured 0.95 s after `bitbake -e` on
+ * BitBake 2.15.2 (the server shuts its parser and hash server down, then removes the lock).
+ */
+export const SERVER_LINGER_MS = 3_000;
+
+/**
+ * The lock state, once a server that only outlives its command has let go: when the lock is
+ * held by `bitbake-server` and no BitBake command works in TOPDIR any more, this waits up to
+ * `lingerMs` for it to go. Without the wait, `rambake status` or `apply` right after a
+ * `bitbake -e` took the lingering server for a running build (not asking BitBake; refusing to
+ * apply). A command still running (a build's `bitbake` client), any other holder, or a server
+ * kept alive on purpose (BB_SERVER_TIMEOUT) is reported held, the last after the wait.
+ */
+export async function settledLockState(topdir: string, lingerMs = SERVER_LINGER_MS): Promise<LockState> {
+  const state = readLockState(topdir);
+  if (state.state !== 'held' || state.holder !== 'bitbake-server' || bitbakeCommands(topdir).length > 0)
+    return state;
+  return waitForLockRelease(topdir, lingerMs);
+}
+
+/**
+ * PIDs of BitBake commands (`bitbake …`, the client; not its server) whose working folder is
+ * TOPDIR, from /proc. A process whose folder cannot be read (another user's) counts: it may be one.
+ */
+export function bitbakeCommands(topdir: string): number[] {
+  let pids: string[];
+  let top: string;
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+    top = realpathSync(topdir);
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const name of pids) {
+    const argv = readProcess(Number(name)).argv;
+    if (argv === undefined || bitbakeProgram(argv) !== 'bitbake') continue;
+    let cwd: string | undefined;
+    try {
+      cwd = readlinkSync(`/proc/${name}/cwd`);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // it has just ended
+    }
+    if (cwd === undefined || cwd === top) found.push(Number(name));
+  }
+  return found;
 }
 
 function gatherEvidence(topdir: string, full: boolean, strict = true): LockEvidence {

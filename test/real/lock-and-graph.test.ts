@@ -5,6 +5,9 @@
 //     `bitbake.lock` relative to its working folder, does not find it ("Lockfile directory gone,
 //     exiting") and leaves the file with its dead PID. rambake calls it stale, doctor names it,
 //     revert is not blocked by it, and the next BitBake takes it over and removes it.
+//   - Right after a bitbake command, `status` and `apply` wait out its lingering server (they had
+//     taken it for a running build: BitBake not asked, apply refused); beside a bitbake command
+//     still running in TOPDIR they do not wait, and status takes BitBake's cached answer.
 //   - `rambake steps` and `plan --predict` run `bitbake -g` in a private folder and leave
 //     neither a lock nor pn-buildlist / task-depends.dot in TOPDIR.
 
@@ -21,7 +24,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
 import { assertUnused } from '../../src/apply/revert.js';
-import { readLockState, waitForLockRelease } from '../../src/system/bitbake-lock.js';
+import { readLockState, SERVER_LINGER_MS, waitForLockRelease } from '../../src/system/bitbake-lock.js';
 import { CLI, runRambake } from '../helpers/exec.js';
 import {
   applyRam,
@@ -179,6 +182,45 @@ describeRealBuild('bitbake.lock and bitbake -g with the real BitBake', () => {
     expect(readdirSync(temp).filter((e) => e.startsWith('rambake-graph-'))).toEqual([]);
     const log = readFileSync(join(build.topdir, 'bitbake-cookerdaemon.log'), 'utf8');
     expect(log).not.toContain('Lockfile directory gone');
+  });
+
+  it('status and apply right after a bitbake command wait out its server; beside a running one they do not wait', {
+    timeout: 300_000,
+  }, async () => {
+    const build = await makeTinyBuild();
+    const temp = await userFolder('rambake-cache-');
+    const env = { ...rambakeEnv(build), XDG_CACHE_HOME: join(temp, 'cache') };
+    const status = async () => {
+      const r = await runRambake(['-B', build.topdir, '--json', 'status'], { env, timeout: 150_000 });
+      expect(r.exitCode, r.stderr).toBe(0);
+      return JSON.parse(r.stdout);
+    };
+    await bitbake(build, ['-e']);
+    expect(readLockState(build.topdir).state).toBe('held');
+    const after = await status();
+    expect(after.buildDir.buildRunning).toBe(false);
+    expect(after.vars.TMPDIR.source).toBe('bitbake');
+    expect(after.notes.join('\n')).not.toMatch(/bitbake\.lock/);
+
+    // A bitbake command working in TOPDIR: held at once, and BitBake's answer from the cache.
+    const running = runAsBuildUser(['bitbake', '-e'], {
+      cwd: build.topdir,
+      env: build.env,
+      timeoutMs: 300_000,
+    });
+    for (let i = 0; i < 200 && readLockState(build.topdir).state !== 'held'; i++) await sleep(50);
+    const t0 = Date.now();
+    const during = await status();
+    expect(Date.now() - t0).toBeLessThan(SERVER_LINGER_MS);
+    expect(during.buildDir.buildRunning).toBe(true);
+    expect(during.vars.TMPDIR.source).toBe('bitbake');
+    expect((await running).exitCode).toBe(0);
+
+    // Its server still holds the lock: apply waits it out instead of refusing.
+    expect(readLockState(build.topdir).state).toBe('held');
+    const { applied } = await applyRam(build, '256m');
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    expect(JSON.parse(applied.stdout).mount.status).toBe('mounted');
   });
 
   it('rambake revert right after a bitbake command waits out the lingering server instead of refusing', {

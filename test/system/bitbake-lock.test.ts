@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { checkHazards } from '../../src/doctor/hazards.js';
 import {
+  bitbakeCommands,
   bitbakeProgram,
   decideLockState,
   lockHeld,
@@ -11,6 +12,7 @@ import {
   parseLockPid,
   parseProcLocks,
   readLockState,
+  settledLockState,
   splitDev,
   waitForLockRelease,
 } from '../../src/system/bitbake-lock.js';
@@ -217,6 +219,49 @@ describe.runIf(process.platform === 'linux')('on this host', () => {
       detail: `held by pid ${fake.pid} (bitbake)`,
     });
     expect(lockHeld(topdir)).toBe(true);
+  });
+
+  /** `<dir>/<name> <seconds>`: sleep(1) under a BitBake program's name, as /proc shows it. */
+  async function namedSleep(name: string, seconds: number, cwd: string) {
+    const bin = buildDir();
+    symlinkSync('/bin/sleep', join(bin, name));
+    const p = execa(join(bin, name), [String(seconds)], { cwd, reject: false, stdio: 'ignore' });
+    cleanups.push(async () => {
+      p.kill();
+      await p;
+    });
+    await sleep(100); // until exec has replaced the child's command line
+    return { pid: p.pid, kill: () => p.kill(), ended: async () => void (await p) }; // not p: awaiting it waits for the exit
+  }
+
+  it('waits out a server that outlives its command, not one beside a running bitbake command', async () => {
+    const topdir = buildDir();
+    const lock = join(topdir, 'bitbake.lock');
+    // A server whose command has ended: held now, let go (its PID gone) within the linger time.
+    const lingering = await namedSleep('bitbake-server', 0.8, topdir);
+    writeFileSync(lock, `${lingering.pid}\n`);
+    expect(readLockState(topdir)).toMatchObject({ state: 'held', holder: 'bitbake-server' });
+    expect(bitbakeCommands(topdir)).toEqual([]);
+    let t0 = Date.now();
+    const settled = await settledLockState(topdir, 5_000);
+    expect(settled.state).toBe('stale');
+    expect(Date.now() - t0).toBeGreaterThan(300);
+
+    // A server beside a bitbake command working in TOPDIR (a build's client): held at once.
+    const server = await namedSleep('bitbake-server', 30, topdir);
+    writeFileSync(lock, `${server.pid}\n`);
+    const client = await namedSleep('bitbake', 30, topdir);
+    expect(bitbakeCommands(topdir)).toEqual([client.pid]);
+    expect(bitbakeCommands(buildDir())).toEqual([]);
+    t0 = Date.now();
+    expect((await settledLockState(topdir, 5_000)).state).toBe('held');
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    // Without the command the same server is waited for, and still held at the limit.
+    client.kill();
+    await client.ended();
+    t0 = Date.now();
+    expect((await settledLockState(topdir, 600)).state).toBe('held');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(550);
   });
 
   it('waits for a held lock to be let go, and gives up at the time limit', async () => {
