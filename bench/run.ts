@@ -22,7 +22,9 @@ process.stderr.write(
     .map((l) => l.toFixed(2))
     .join(' ')}\n`,
 );
-const started = new Date().toISOString().slice(0, 16).replace('T', ' ');
+/** Now as `YYYY-MM-DD HH:MM` (UTC), for the Markdown table's heading. */
+const utcMinute = () => new Date().toISOString().slice(0, 16).replace('T', ' ');
+const started = utcMinute();
 const rows: BenchRow[] = [];
 for (const name of NAMES) {
   if (only && !only.includes(name)) continue;
@@ -54,7 +56,7 @@ const cells = rows.map((r) => [
   r.load ?? '',
 ]);
 const table = renderTable([header, ...cells], ['left', 'left', 'right', 'right', 'right']);
-const finished = new Date().toISOString().slice(0, 16).replace('T', ' ');
+const finished = utcMinute();
 process.stdout.write(`machine: ${machine}; 1-min load average at the end ${loadNow()}\n`);
 for (const line of table) process.stdout.write(`${line.trimEnd()}\n`);
 if (process.env.RAMBAKE_BENCH_JSON) process.stdout.write(`${JSON.stringify({ machine, rows })}\n`);

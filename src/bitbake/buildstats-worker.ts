@@ -11,10 +11,10 @@
 // The worker reads only what the caller's reader would read the same way: regular files, in one
 // bounded read each. The first file of each folder stands for the folder (a real file system, not
 // procfs): both readers fstat it and read it only when it is a regular file on the build folder's
-// device, which the caller checked once (realFsDevice). It leaves to the caller, named in `left`, any entry that is not a regular
-// file (the checked reader refuses a FIFO or a device), a first file on another device, a file it
-// could not open or read, one that filled the read, and a folder it could not list. So errors are
-// noted and refused the one way.
+// device, which the caller checked once (realFsDevice). It leaves to the caller, named in `left`,
+// any entry that is not a regular file (the checked reader refuses a FIFO or a device), a first
+// file on another device, a file it could not open or read, one that filled the read, and a
+// folder it could not list. So errors are noted and refused the one way.
 
 import { Worker } from 'node:worker_threads';
 
