@@ -4,9 +4,20 @@ import { defineConfig } from 'vitest/config';
 // Real-BitBake files that only parse (bitbake -e: no build, no mount, nothing timed) run with
 // the rest, two at a time; every other real-BitBake file, a new one too, runs alone.
 const REAL_PARSE_ONLY = ['conf-differential.test.ts', 'conf-repro.test.ts', 'fake-vs-real.test.ts'];
+// Real-BitBake files whose builds time nothing (no watcher peak, no disk monitor, no wait
+// measured): BitBake keeps about one core busy in them, so two run at a time after the rest.
+const REAL_PAIRS = [
+  'apply.test.ts',
+  'consolelog.test.ts',
+  'harness.test.ts',
+  'report-revert.test.ts',
+  'revert-next-build.test.ts',
+  'steps-graph.test.ts',
+].map((f) => `test/real/${f}`);
 const REAL_BUILDS = readdirSync(new URL('./test/real', import.meta.url))
   .filter((f) => f.endsWith('.test.ts') && !REAL_PARSE_ONLY.includes(f))
-  .map((f) => `test/real/${f}`);
+  .map((f) => `test/real/${f}`)
+  .filter((f) => !REAL_PAIRS.includes(f));
 
 // Files that time a build as it runs (the watcher's samples, peaks, the real BitBake, tmpfs
 // stories) run one at a time after the rest: a second test beside them would change what they
@@ -37,14 +48,18 @@ export default defineConfig({
         test: {
           name: 'parallel',
           include: ['test/**/*.test.ts'],
-          exclude: SERIAL,
+          exclude: [...SERIAL, ...REAL_PAIRS],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
-        test: { name: 'serial', include: SERIAL, maxWorkers: 1, sequence: { groupOrder: 1 } },
+        test: { name: 'pairs', include: REAL_PAIRS, maxWorkers: 2, sequence: { groupOrder: 1 } },
+      },
+      {
+        extends: true,
+        test: { name: 'serial', include: SERIAL, maxWorkers: 1, sequence: { groupOrder: 2 } },
       },
     ],
   },

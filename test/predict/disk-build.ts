@@ -12,6 +12,7 @@ import type { Calibration } from '../../src/plan/predict-calibration.js';
 import { buildEnv, rambake as rambakeIn, rmWorkBuild } from '../watch/helpers.js';
 
 export const TARGET = 'core-image-sato';
+const TIME_SCALE = '0.004';
 const TMPFS_MAGIC = 0x01021994;
 
 export interface DiskPrediction {
@@ -44,7 +45,7 @@ export interface DiskHistoryResult {
 export async function diskHistoryBuild(): Promise<DiskHistoryResult> {
   const ex = rmWorkBuild();
   const tmpdir = join(ex.topdir, 'tmp');
-  const env = buildEnv('sato-like', '0.002');
+  const env = buildEnv('sato-like', TIME_SCALE);
   let mounted = false;
   const rambake = (args: string[]) => rambakeIn(args, ex.topdir, env, 600_000);
   const run = async (extra: string[]): Promise<{ peak: { bytes: number }; ownPeak?: { bytes: number } }> => {
