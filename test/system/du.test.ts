@@ -4,7 +4,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InodeSet, scanTree, withoutLoaders } from '../../src/system/du.js';
-import { parseFindError, walkWithFind } from '../../src/system/du-find.js';
+import { findBatches, parseFindError, walkWithFind } from '../../src/system/du-find.js';
 import { UsageMerger } from '../../src/system/du-merge.js';
 import { walkShared } from '../../src/system/du-share.js';
 import { TreeWalker, WalkTally } from '../../src/system/du-walk.js';
@@ -260,7 +260,7 @@ describe.runIf(process.platform === 'linux')('scanTree on a wider tree', () => {
   });
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  it('reads find through FIFOs (many batches) as through spawn pipes (a hand-off of a few), to the byte', async () => {
+  it('reads find through FIFOs (many batches) as through spawn pipes (a hand-off of a few, or all to one process), to the byte', async () => {
     const tasks = Array.from({ length: 12 }, (_, a) => ({
       path: path.join(root, `a${a}`),
       depth: 1,
@@ -278,9 +278,13 @@ describe.runIf(process.platform === 'linux')('scanTree on a wider tree', () => {
         links: links.reduce((a, b) => a + b, 0),
       };
     };
-    const viaFifo = await walk(1); // 12 batches for 1 process: FIFOs
+    expect(findBatches(tasks, 2)).toHaveLength(12);
+    expect(findBatches(tasks, 1)).toEqual([tasks]);
+    const viaFifo = await walk(2); // 12 batches for 2 processes: FIFOs
     const viaPipes = await walk(12); // one batch each: spawn's pipes
+    const oneFind = await walk(1); // every folder to one find: one start, spawn's pipes
     expect(viaFifo).toEqual(viaPipes);
+    expect(oneFind).toEqual(viaPipes);
     const own = tasks.reduce((sum, t) => sum + blocksOf(t.path), 0);
     const du = (await duBytes(...tasks.map((t) => t.path))).reduce((a, b) => a + b, 0);
     // The start folders' own blocks are counted by whoever hands them off; links once in the merger.
