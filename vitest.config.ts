@@ -2,7 +2,8 @@ import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 // Real-BitBake files that only parse (bitbake -e: no build, no mount, nothing timed) run with
-// the rest, two at a time; every other real-BitBake file, a new one too, runs alone.
+// the rest, two at a time; those in REAL_PAIRS two at a time after them; every other
+// real-BitBake file, a new one too, runs alone.
 const REAL_PARSE_ONLY = ['conf-differential.test.ts', 'conf-repro.test.ts', 'fake-vs-real.test.ts'];
 // Real-BitBake files whose builds time nothing (no watcher peak, no disk monitor, no wait
 // measured): BitBake keeps about one core busy in them, so two run at a time after the rest.

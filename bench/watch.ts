@@ -3,8 +3,8 @@
 //   scenario at time scale 1 (6 recipes, 75 tasks, about 80 s; do_configure, do_compile and
 //   do_install print 50 lines a second into their logs, as real ones do), and idle beside a build dir
 //   with no build for IDLE_S seconds. The watcher's own CPU time (utime + stime of its process
-//   and its ended children in /proc/<pid>/stat, start-up excluded) over the wall time of each phase. Goals: < 0.5 % of
-//   one core during the build, < 0.1 % idle (issue #14).
+//   and its ended children in /proc/<pid>/stat, start-up excluded) over the wall time of each
+//   phase. Goals: < 0.5 % of one core during the build, < 0.1 % idle (issue #14).
 // - on a big build replayed fast: `rambake run` over the `sato-like` scenario at TIME_SCALE
 //   (100× real speed): CPU share of the replay (its events come 100× denser than in the
 //   build it replays), peak RSS (goal < 150 MB), inotify watches per live work dir.

@@ -3,7 +3,7 @@
 // one go and with `--steps auto`, then measured from scratch (no sstate, an empty TMPDIR) on a
 // fresh tmpfs with `rambake run`, in one go and in the predicted steps. For the disk-history
 // test and the predict bench. Root only (a real tmpfs mount). The watcher samples every 20 ms:
-// at time scale 0.002 a slower sampler under-reads the peaks.
+// at this time scale a slower sampler under-reads the peaks.
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, statfsSync } from 'node:fs';
@@ -12,6 +12,11 @@ import type { Calibration } from '../../src/plan/predict-calibration.js';
 import { buildEnv, rambake as rambakeIn, rmWorkBuild } from '../watch/helpers.js';
 
 export const TARGET = 'core-image-sato';
+/**
+ * do_rm_work (0.6 virtual seconds) then lasts 2.4 ms: the window in which rambake reads statfs
+ * before the fake deletes. At 0.002 (1.2 ms) one CI run on 12-05 read 215.6 MiB where the
+ * millisecond sampler read 230.6, and its training run under-read too.
+ */
 const TIME_SCALE = '0.004';
 const TMPFS_MAGIC = 0x01021994;
 
@@ -54,8 +59,8 @@ export async function diskHistoryBuild(): Promise<DiskHistoryResult> {
     return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}');
   };
   // The reference on the fresh tmpfs: the larger of rambake's peak and a statfs every
-  // millisecond beside it. At time scale 0.002 the fake's peak lasts a millisecond or two
-  // (do_rm_work takes 0.6 virtual seconds), which a 20 ms sampler catches only sometimes: the
+  // millisecond beside it. The fake's peak lasts a few milliseconds (do_rm_work takes 0.6
+  // virtual seconds), which a 20 ms sampler catches only sometimes: at time scale 0.002 the
   // same build read 217-231 MiB where the millisecond sampler read 230.5 MiB every time.
   const measure = async (extra: string[]): Promise<{ peak: number; rambake: number }> => {
     const used = () => {

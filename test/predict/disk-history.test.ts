@@ -60,7 +60,7 @@ describe.skipIf(!isRoot)('plan --predict from a run recorded on a disk (fake sat
     expect(r.stepped.steps).toContain('webkitgtk');
   });
 
-  // The fake's peak lasts a millisecond or two; rambake reads statfs as each do_rm_work starts
+  // The fake's peak lasts a few milliseconds; rambake reads statfs as each do_rm_work starts
   // (before it deletes anything), so its own peak is the millisecond sampler's, not a 20 ms
   // sample's (2-6 % lower when statfs came after the work dir's scan).
   it("rambake's own peak on the fresh tmpfs is the peak a millisecond sampler saw", () => {
