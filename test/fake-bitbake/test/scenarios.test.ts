@@ -170,9 +170,8 @@ describe('streamed task output', () => {
       });
       const log = fs.readFileSync(path.join(pv[0]!, 'temp', 'log.do_compile'), 'utf8').split('\n');
       const output = log.filter((l) => l.startsWith('x86_64-poky-linux-gcc ')).length;
-      // 50 lines per scenario second, less the last step's.
-      expect(output).toBeGreaterThan((c.end - c.start) * 50 * 0.5);
-      expect(output).toBeLessThanOrEqual((c.end - c.start) * 50 + 1);
+      // 50 lines per scenario second, all written before the task ends, also on a loaded host.
+      expect(output).toBe(Math.floor((c.end - c.start) * 50));
       expect(log[0]).toBe('DEBUG: Executing shell function do_compile');
       expect(log.at(-2)).toBe('DEBUG: Shell function do_compile finished');
     }
