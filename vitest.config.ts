@@ -7,14 +7,9 @@ import { defineConfig } from 'vitest/config';
 const REAL_PARSE_ONLY = ['conf-differential.test.ts', 'conf-repro.test.ts', 'fake-vs-real.test.ts'];
 // Real-BitBake files whose builds time nothing (no watcher peak, no disk monitor, no wait
 // measured): BitBake keeps about one core busy in them, so two run at a time after the rest.
-const REAL_PAIRS = [
-  'apply.test.ts',
-  'consolelog.test.ts',
-  'harness.test.ts',
-  'report-revert.test.ts',
-  'revert-next-build.test.ts',
-  'steps-graph.test.ts',
-].map((f) => `test/real/${f}`);
+const REAL_PAIRS = ['apply.test.ts', 'harness.test.ts', 'report-revert.test.ts', 'steps-graph.test.ts'].map(
+  (f) => `test/real/${f}`,
+);
 const REAL_BUILDS = readdirSync(new URL('./test/real', import.meta.url))
   .filter((f) => f.endsWith('.test.ts') && !REAL_PARSE_ONLY.includes(f))
   .map((f) => `test/real/${f}`)

@@ -2,7 +2,9 @@
 // whose local.conf pins TMPDIR to disk, a real build of the tiny layer under `rambake run`
 // (BitBake as the non-root build user), TMPDIR's tmpfs filling while images and buildstats land
 // on disk in rambake-keep/, then `sudo rambake revert`: the conf files byte for byte, the tmpfs
-// gone, and the next build passes with TMPDIR back on disk.
+// gone, where the output is, and what the next build does. The TMPDIR before apply never
+// existed, so revert says the next build parses again and restores from sstate, running only
+// tasks that have no sstate object; BitBake then does exactly that, on the disk TMPDIR.
 
 import { existsSync, readdirSync, readFileSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +20,7 @@ import {
 } from './harness.js';
 
 describeRealBuild('a RAM build with the real BitBake', () => {
-  it('apply → run → revert → build again', { timeout: 600_000 }, async () => {
+  it('apply → run → revert → the next build, as revert said', { timeout: 600_000 }, async () => {
     const build = await makeTinyBuild({ local: 'TMPDIR = "${TOPDIR}/tmp"\n' });
     const env = rambakeEnv(build);
     const localBefore = readFileSync(join(build.topdir, 'conf', 'local.conf'));
@@ -78,15 +80,39 @@ describeRealBuild('a RAM build with the real BitBake', () => {
     expect(readFileSync(join(build.topdir, 'conf', 'local.conf')).equals(localBefore)).toBe(true);
     expect(existsSync(join(build.topdir, 'conf', 'auto.conf'))).toBe(false);
     expect(existsSync(ram)).toBe(false);
+    // Where the RAM build's output is: the buildstats and logs where revert says they are.
+    const revert = JSON.parse(reverted.stdout);
+    const keep = join(build.topdir, 'rambake-keep');
+    const kinds = Object.fromEntries(
+      (revert.kept as { kind: string; path: string; count: number; bytes: number }[]).map((k) => [k.kind, k]),
+    );
+    expect(kinds.buildstats).toMatchObject({ path: join(keep, 'buildstats'), count: 1 });
+    expect(readdirSync(join(keep, 'buildstats'))).toHaveLength(1);
+    expect(kinds['console-logs']).toMatchObject({ path: join(keep, 'log', 'cooker'), count: 1 });
+    expect(kinds['event-logs']?.count).toBeGreaterThanOrEqual(1);
+    // The tiny target makes packages, not an image: the rest of deploy, no images entry.
+    expect(kinds.deploy?.bytes).toBeGreaterThan(0);
+    expect(kinds.images).toBeUndefined();
+    expect(revert.nextBuild).toMatchObject({ tmpdir: join(build.topdir, 'tmp'), state: 'empty', stamps: 0 });
+    expect(revert.nextBuild.text).toContain('parses every recipe again');
     // After revert BUILDSTATS_BASE is back in TMPDIR: churn still finds the RAM build, log and all.
     expect((await churnOf()).builds.map((b) => [b.name, b.consoleLog])).toContainEqual([
       during?.name,
       during?.consoleLog,
     ]);
 
-    // BitBake is back on the disk TMPDIR and the build passes (from sstate).
+    // BitBake is back on the disk TMPDIR, empty as revert said: a full parse, setscene tasks
+    // restore every task from the RAM build's sstate objects, and the only real tasks are those
+    // with no object: each recipe's do_rm_work, cleaning what setscene put back.
     const again = await bitbakeBuild(build);
     expect(again.exitCode, again.stdout.slice(-2000)).toBe(0);
     expect(existsSync(join(build.topdir, 'tmp', 'stamps'))).toBe(true);
+    expect(again.stdout).toMatch(/Parsing of \d+ \.bb files complete \(0 cached, \d+ parsed\)/);
+    expect(again.stdout).toMatch(/Sstate summary: Wanted (\d+) Local \1 Mirrors 0 Missed 0 /);
+    expect(again.stdout).toMatch(/Running setscene task \d+ of \d+/);
+    const real = [...again.stdout.matchAll(/NOTE: Running task \d+ of \d+ \(\S+:(do_\w+)\)/g)].map(
+      (m) => m[1],
+    );
+    expect(new Set(real)).toEqual(new Set(['do_rm_work']));
   });
 });
