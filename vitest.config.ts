@@ -1,12 +1,19 @@
 import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
-// Real-BitBake files that only parse (bitbake -e: no build, no mount, nothing timed) run with
-// the rest, two at a time; those in REAL_PAIRS two at a time after them; every other
-// real-BitBake file, a new one too, runs alone.
+// Four projects, by what a file needs around it (CI and this machine have 2 CPUs):
+//   parallel  two files at a time: everything that times nothing, with the real-BitBake files
+//             that only parse (bitbake -e) and the fuzzer (bounded by its own time budget);
+//   serial    one at a time: fake-BitBake builds timed as they run (the watcher's samples,
+//             peaks, predictions, stories), where a second test at the same priority would
+//             change what they measure;
+//   pairs     two at a time: real-BitBake files whose builds time nothing (no watcher peak, no
+//             disk monitor, no wait measured); BitBake keeps about one core busy in each;
+//   real      one at a time, nothing beside: every other real-BitBake file, a new one too.
+// A plain `vitest run` runs them one after the other (groupOrder). `npm test` (scripts/test.mjs)
+// runs "serial" with "parallel" beside it at a lower CPU priority, on the core the serial files
+// leave idle, then "pairs" and "real" as here.
 const REAL_PARSE_ONLY = ['conf-differential.test.ts', 'conf-repro.test.ts', 'fake-vs-real.test.ts'];
-// Real-BitBake files whose builds time nothing (no watcher peak, no disk monitor, no wait
-// measured): BitBake keeps about one core busy in them, so two run at a time after the rest.
 const REAL_PAIRS = ['apply.test.ts', 'harness.test.ts', 'report-revert.test.ts', 'steps-graph.test.ts'].map(
   (f) => `test/real/${f}`,
 );
@@ -15,16 +22,11 @@ const REAL_BUILDS = readdirSync(new URL('./test/real', import.meta.url))
   .map((f) => `test/real/${f}`)
   .filter((f) => !REAL_PAIRS.includes(f));
 
-// Files that time a build as it runs (the watcher's samples, peaks, the real BitBake, tmpfs
-// stories) run one at a time after the rest: a second test beside them would change what they
-// measure. The rest run two at a time (CI and this machine have 2 CPUs).
 const SERIAL = [
-  ...REAL_BUILDS,
   'test/story/**/*.test.ts',
   'test/watch/**/*.test.ts',
   'test/predict/**/*.test.ts',
   'test/steps/**/*.test.ts',
-  'test/fuzz/**/*.test.ts',
   'test/analyze/churn-kept.test.ts',
   // Builds on a shared disk: a peak there is the growth over what the disk held, and another
   // test writing to that disk at the same time changes it.
@@ -44,18 +46,22 @@ export default defineConfig({
         test: {
           name: 'parallel',
           include: ['test/**/*.test.ts'],
-          exclude: [...SERIAL, ...REAL_PAIRS],
+          exclude: [...SERIAL, ...REAL_PAIRS, ...REAL_BUILDS],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
-        test: { name: 'pairs', include: REAL_PAIRS, maxWorkers: 2, sequence: { groupOrder: 1 } },
+        test: { name: 'serial', include: SERIAL, maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
       {
         extends: true,
-        test: { name: 'serial', include: SERIAL, maxWorkers: 1, sequence: { groupOrder: 2 } },
+        test: { name: 'pairs', include: REAL_PAIRS, maxWorkers: 2, sequence: { groupOrder: 2 } },
+      },
+      {
+        extends: true,
+        test: { name: 'real', include: REAL_BUILDS, maxWorkers: 1, sequence: { groupOrder: 3 } },
       },
     ],
   },

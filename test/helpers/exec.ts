@@ -37,14 +37,14 @@ export async function runRambake(
 }
 
 /** A fresh temp folder; `cleanup` removes it. */
-export function tempDir(prefix = 'rambake-test-'): { path: string; cleanup: () => void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
+export function tempDir(prefix = 'rambake-test-', parent = tmpdir()): { path: string; cleanup: () => void } {
+  const path = mkdtempSync(join(parent, prefix));
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** A temp copy of the sample build (examples/), whose TOPDIR is `<copy>/build`. */
-export function copyExample(): { root: string; topdir: string; cleanup: () => void } {
-  const dir = tempDir('rambake-example-');
+/** A temp copy of the sample build (examples/), whose TOPDIR is `<copy>/build`, in `parent`. */
+export function copyExample(parent = tmpdir()): { root: string; topdir: string; cleanup: () => void } {
+  const dir = tempDir('rambake-example-', parent);
   cpSync(join(ROOT, 'examples'), dir.path, { recursive: true, verbatimSymlinks: true });
   return { root: dir.path, topdir: join(dir.path, 'build'), cleanup: dir.cleanup };
 }

@@ -253,9 +253,11 @@ describe.runIf(process.platform === 'linux')('on this host', () => {
     const client = await namedSleep('bitbake', 30, topdir);
     expect(bitbakeCommands(topdir)).toEqual([client.pid]);
     expect(bitbakeCommands(buildDir())).toEqual([]);
+    // Held at once: well before the 5 s it waits for a lingering server (half of it, not a
+    // tighter bound: this file may run beside others at a lower CPU priority, scripts/test.mjs).
     t0 = Date.now();
     expect((await settledLockState(topdir, 5_000)).state).toBe('held');
-    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(Date.now() - t0).toBeLessThan(2_500);
     // Without the command the same server is waited for, and still held at the limit.
     client.kill();
     await client.ended();

@@ -19,8 +19,8 @@ export function buildEnv(scenario: string, timeScale = '0.005'): Record<string, 
 }
 
 /** A copy of examples/ with rm_work inherited (busybox stays in its RM_WORK_EXCLUDE). */
-export function rmWorkBuild(extraConf = ''): ReturnType<typeof copyExample> {
-  const copy = copyExample();
+export function rmWorkBuild(extraConf = '', parent?: string): ReturnType<typeof copyExample> {
+  const copy = copyExample(parent);
   appendFileSync(join(copy.topdir, 'conf', 'local.conf'), `INHERIT += "rm_work"\n${extraConf}`);
   return copy;
 }
