@@ -33,7 +33,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -70,10 +70,12 @@ function makeCgroup() {
     [parent, weightFile, weight] = [v2, 'cpu.weight', WEIGHT];
   } else return { why: 'no cpu cgroup controller' };
   for (const name of readdirSync(parent).filter((n) => n.startsWith(CGROUP_PREFIX))) {
+    // Only a dead run's: another run's may be made and not joined yet (empty, still wanted).
+    if (existsSync(`/proc/${name.slice(CGROUP_PREFIX.length)}`)) continue;
     try {
       rmdirSync(join(parent, name));
     } catch {
-      // still in use (another run), or not empty: left alone
+      // not empty (a process it started still runs): left alone
     }
   }
   const dir = join(parent, `${CGROUP_PREFIX}${process.pid}`);
@@ -124,7 +126,7 @@ function run(command, argv, stdio) {
     });
     child.on('close', (code, signal) => {
       children.delete(child);
-      done(code ?? (signal ? 128 + 15 : 1));
+      done(code ?? 128 + (constants.signals[signal] ?? 0));
     });
   });
 }

@@ -85,7 +85,13 @@ function privateDisk(): { dir: string; cleanup(): void } | undefined {
 
 export async function diskHistoryBuild(): Promise<DiskHistoryResult> {
   const disk = privateDisk();
-  const ex = rmWorkBuild('', disk?.dir);
+  let ex: ReturnType<typeof rmWorkBuild>;
+  try {
+    ex = rmWorkBuild('', disk?.dir);
+  } catch (err) {
+    disk?.cleanup();
+    throw err;
+  }
   const tmpdir = join(ex.topdir, 'tmp');
   const env = buildEnv('sato-like', TIME_SCALE);
   let mounted = false;
