@@ -4,8 +4,10 @@
 // A poll looks only when something changed: an inotify watch on the machine folder (or, while
 // it does not exist, on its nearest existing parent) tells when the link moves or the log
 // grows. Without it every poll resolved the link and stat-ed the log (4 system calls every
-// 200 ms, build or not). Once every FULL_POLL_MS a poll looks anyway: a lost event, a log
-// outside the folder (BB_CONSOLELOG), a folder deleted and made again are caught that late at most.
+// 200 ms, build or not). A log that only grew is read from the open file (an fstat and a read);
+// the link is resolved again only when a name in the folder came or went. Once every
+// FULL_POLL_MS a poll looks anyway: a lost event, a log outside the folder (BB_CONSOLELOG), a
+// folder deleted and made again are caught that late at most.
 
 import {
   closeSync,
@@ -52,8 +54,10 @@ export class ConsoleFollower {
   private watchedReal: string | undefined;
   /** An event came since the last look (or there is no watch to tell). */
   private changed = true;
+  /** A name came or went in the watched folder since the link was last resolved. */
+  private moved = true;
   private rewatch = false;
-  private lastLook = 0;
+  private lastFullLook = 0;
 
   /**
    * `cookerDir` is `${LOG_DIR}/cooker`; `machine` narrows it to one folder when known.
@@ -84,12 +88,16 @@ export class ConsoleFollower {
   /** Reads what was appended since the last poll; true when anything was read. */
   poll(): boolean {
     const now = Date.now();
-    if (!this.changed && now - this.lastLook < FULL_POLL_MS) return false;
-    this.lastLook = now;
+    const due = now - this.lastFullLook >= FULL_POLL_MS;
+    if (!this.changed && !due) return false;
     this.changed = false;
-    this.arm();
-    const latest = this.resolveLatest();
-    if (latest && latest !== this.file) this.switchTo(latest);
+    if (due || this.moved || !this.watchSeesLog()) {
+      this.lastFullLook = now;
+      this.moved = false;
+      this.arm();
+      const latest = this.resolveLatest();
+      if (latest && latest !== this.file) this.switchTo(latest);
+    }
     if (this.fd === undefined || this.file === undefined) return false;
     const size = fstatSync(this.fd).size;
     // The same file truncated: BitBake reused the name (two builds in one second).
@@ -106,8 +114,13 @@ export class ConsoleFollower {
       );
     }
     // More than one poll reads, or a log the watch cannot see: look again next time.
-    if (this.position < size || dirname(this.file) !== this.watchedReal) this.changed = true;
+    if (this.position < size || !this.watchSeesLog()) this.changed = true;
     return read > 0;
+  }
+
+  /** The watch is on the folder the log is in: its events tell of every change to it. */
+  private watchSeesLog(): boolean {
+    return this.watcher !== undefined && this.file !== undefined && dirname(this.file) === this.watchedReal;
   }
 
   close(): void {
@@ -138,7 +151,10 @@ export class ConsoleFollower {
         this.changed = true;
         // A name came or went, maybe the folder's own (deleted and made again: this watch
         // would be on the old one): watch afresh on the next poll (a few times per build).
-        if (event === 'rename') this.rewatch = true;
+        if (event === 'rename') {
+          this.rewatch = true;
+          this.moved = true;
+        }
         this.hooks.onChange?.();
       });
       w.on('error', () => {
@@ -146,10 +162,11 @@ export class ConsoleFollower {
         w.close();
         if (this.watcher === w) this.watcher = undefined;
         this.changed = true;
+        this.moved = true;
       });
       this.watcher = w;
       this.watchedDir = dir;
-      this.watchedReal = realpathSync(dir);
+      this.watchedReal = realpathSync.native(dir);
     } catch {
       // no watch (inotify limit reached): every poll looks
       this.changed = true;
@@ -178,7 +195,7 @@ export class ConsoleFollower {
     for (const dir of dirs) {
       const link = join(dir, 'console-latest.log');
       try {
-        const file = realpathSync(link);
+        const file = realpathSync.native(link);
         const mtime = statSync(file).mtimeMs;
         if (!best || mtime > best.mtime) best = { file, mtime };
       } catch {

@@ -4,10 +4,11 @@
 //
 // Sizing a work dir is O(its files): a webkitgtk build dir of 200k files takes a good part of a
 // second. So each dir waits SCAN_COST_FACTOR times its last scan's duration, and at least
-// RESCAN_INTERVALS sampling intervals, before it is scanned again, and all scans together stay within SCAN_SHARE of one core over the watch (busy dirs
-// are rescanned only while the budget lasts; a dir that just finished or was cleaned may
-// borrow one allowance ahead, because its size at that moment is what lingering and peaks
-// report). statfs, which is what fill and time-to-full come from, is read every interval.
+// RESCAN_INTERVALS sampling intervals, before it is scanned again, and all scans together stay
+// within SCAN_SHARE of one core over the watch (busy dirs are rescanned only while the budget
+// lasts; a dir that just finished or was cleaned may borrow one allowance ahead, because its
+// size at that moment is what lingering and peaks report). statfs, which is what fill and
+// time-to-full come from, is read every interval.
 
 import { existsSync } from 'node:fs';
 import { scanTree } from '../system/du.js';
@@ -25,15 +26,16 @@ const HISTORY = 300;
 /** A dir is rescanned no sooner than this many times its last scan's duration (≤ 0.25 % each)… */
 const SCAN_COST_FACTOR = 400;
 /**
- * …nor than this many sampling intervals (16 s at the default 2 s). Most work dirs scan in a
- * millisecond or two, so the interval, not their cost, bounded how often they were scanned: at
- * every sample, over half of the watcher's CPU during a build at real pace (12-05: the fake's
- * real-pace build, 6 recipes in 78 s, scans 184 of 403 ms). At four intervals that build still
- * ran 48 scans, 30 of them rescans of busy dirs; at eight, 0.46–0.48 % of a core against
- * 0.50–0.58 % (12-05 afternoon, same build). The file system's fill is read at every sample
- * whatever this says, and a dir is sized at once when its state changes.
+ * …nor than this many sampling intervals (32 s at the default 2 s). Most work dirs scan in a
+ * millisecond or two, so the interval, not their cost, bounds how often they are scanned. A
+ * work dir grows until its last task ends, when it is sized at once (and as do_rm_work starts):
+ * a busy dir's size in between is what the live view shows. A scan repeated at long
+ * intervals runs cold: 20-30 µs an entry here against 7 in a tight loop. The fake's real-pace
+ * build (6 recipes in 78 s, 12-06): 34 scans, 120 ms, 0.50-0.57 % of a core at eight
+ * intervals; 22 scans, 68-82 ms, 0.42-0.44 % at sixteen (four intervals, 12-05: 48 scans). The
+ * file system's fill is read at every sample whatever this says.
  */
-const RESCAN_INTERVALS = 8;
+const RESCAN_INTERVALS = 16;
 /**
  * Share of one core all scans may take, over the whole watch: half the watcher's goal (< 0.5 %
  * during a build, issue #14). In a real build the big work dirs keep the scans at this cap, so
@@ -42,6 +44,14 @@ const RESCAN_INTERVALS = 8;
 export const SCAN_SHARE = 0.0025;
 /** …plus this much at the start (the first sizes of a build already under way). */
 const SCAN_ALLOWANCE_MS = 1000;
+
+/**
+ * This thread alone, in slices, whatever the dir's size: a hand-off to `find` forks the watcher
+ * (3.6 ms of its CPU, and the first one probes find with a spawnSync: 18 ms), which a work dir of
+ * a few hundred files (3-9 ms to scan here) never pays back. A walk of a big dir costs this
+ * thread about 7 µs an entry, against 6 for the find engine (the du bench, 1M entries).
+ */
+const WATCHER_SCAN = { workers: 0, engine: 'threads' } as const;
 
 export interface SampleResult {
   fs: TimelineSample['fs'];
@@ -84,10 +94,13 @@ export class Sampler {
   }
 
   private readonly stateChanged = new Set<string>();
+  /** When each dir last became waiting-rm-work (every task but do_rm_work done). */
+  private readonly waitingSince = new Map<string, number>();
 
   markDirty(key: string, path: string, state?: string): void {
     this.paths.set(key, path);
     this.dirty.add(key);
+    if (state === 'waiting-rm-work') this.waitingSince.set(key, Date.now());
     // The moments a dir's size matters most: finished and at its largest (waiting for rm_work),
     // and just cleaned (the base a refill is measured from). Other changes wait out the backoff.
     if (state === 'waiting-rm-work' || state === 'cleaned') this.stateChanged.add(key);
@@ -101,6 +114,7 @@ export class Sampler {
     this.cleanBase.delete(key);
     this.notBefore.delete(key);
     this.scannedAt.delete(key);
+    this.waitingSince.delete(key);
   }
 
   async sample(states: WorkdirStates, everything: boolean): Promise<SampleResult | undefined> {
@@ -129,7 +143,7 @@ export class Sampler {
       const path = this.paths.get(key);
       if (path === undefined || !existsSync(path)) continue;
       const started = this.clock();
-      const scan = await scanTree(path, { workers: 0 });
+      const scan = await scanTree(path, WATCHER_SCAN);
       const took = this.clock() - started;
       this.scans++;
       this.scanMs += took;
@@ -171,16 +185,37 @@ export class Sampler {
     // statfs first, at t: do_rm_work deletes once its stamp pass is over, and a statfs after
     // the scan could already miss the bytes it frees, which are the build's peak when it is one.
     const fs = this.statTmpdir() ?? this.lastFs;
-    const started = this.clock();
-    const scan = await scanTree(path, { workers: 0 });
-    const took = this.clock() - started;
-    this.scans++;
-    this.scanMs += took;
-    this.scannedAt.set(key, t);
-    if (scan.errors.some((e) => e.path === scan.root)) return undefined;
-    this.bytes.set(key, scan.bytes);
+    let bytes = this.bytes.get(key);
+    if (bytes === undefined || !this.sizedSinceLastTask(key, states)) {
+      // It is the scan a change of state asked for, as late: the next sample need not repeat
+      // it. Cleared before the scan, so a change during it (cleaned) is still sized after.
+      this.dirty.delete(key);
+      this.stateChanged.delete(key);
+      const started = this.clock();
+      const scan = await scanTree(path, WATCHER_SCAN);
+      const took = this.clock() - started;
+      this.scans++;
+      this.scanMs += took;
+      this.scannedAt.set(key, t);
+      if (scan.errors.some((e) => e.path === scan.root)) return undefined;
+      bytes = scan.bytes;
+      this.bytes.set(key, bytes);
+    }
     if (!fs) return undefined;
-    return { t, fs, workdirs: this.liveSizes(states, { [key]: scan.bytes }) };
+    return { t, fs, workdirs: this.liveSizes(states, { [key]: bytes }) };
+  }
+
+  /**
+   * Whether the dir's last size was taken after its last task before do_rm_work ended: the
+   * scan that its change to waiting-rm-work asked for. Nothing but do_rm_work's own log and
+   * script goes into the dir after that, so its size as do_rm_work starts is that one.
+   */
+  private sizedSinceLastTask(key: string, states: WorkdirStates): boolean {
+    const since = this.waitingSince.get(key);
+    const running = states.entries.get(key)?.running;
+    if (since === undefined || running === undefined) return false;
+    for (const task of running) if (task !== 'do_rm_work') return false;
+    return (this.scannedAt.get(key) ?? Number.NEGATIVE_INFINITY) >= since;
   }
 
   /** Every dir still holding space, with its latest size; cleaned ones only when re-measured. */
