@@ -24,7 +24,7 @@ import type { BenchRow } from './types.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SHARED = join(ROOT, '..', 'shared', 'real-bitbake');
-const CLI = join(ROOT, 'dist', 'cli.js');
+const CLI = join(ROOT, 'dist', 'bin', 'rambake.js');
 
 function seconds(argv: string[], env: NodeJS.ProcessEnv, cwd = ROOT): number {
   const start = process.hrtime.bigint();

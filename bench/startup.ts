@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchRow } from './types.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/bin/rambake.js', import.meta.url));
 const ROUNDS = 9;
 
 function ms(argv: string[]): number {

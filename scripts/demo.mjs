@@ -61,7 +61,7 @@ function step(title, argv, { ok = [0], quiet = false } = {}) {
   return r;
 }
 const rambake = (title, args, opts) =>
-  step(title, [process.execPath, join(root, 'dist', 'cli.js'), ...args], opts);
+  step(title, [process.execPath, join(root, 'dist', 'bin', 'rambake.js'), ...args], opts);
 const note = (text) => process.stdout.write(`\n${bold('#')} ${text}\n`);
 
 /** From scratch, as a first build: no sstate objects, an empty TMPDIR (the mount stays). */

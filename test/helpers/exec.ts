@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const CLI = join(ROOT, 'dist', 'cli.js');
+export const CLI = join(ROOT, 'dist', 'bin', 'rambake.js');
 export const FAKE_BIN = join(ROOT, 'test', 'fake-bitbake', 'bin');
 
 export interface RunResult {

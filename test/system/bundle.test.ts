@@ -1,0 +1,49 @@
+// What `rambake` runs is dist/bin/ (scripts/bundle.mjs): one entry, a chunk per command, and the
+// scanner's worker beside them. The worker is found from the chunk's own URL, and a scan whose
+// walk does not last never starts it, so a worker missing from the bundle would only show on a
+// big tree with no usable find. Here the walkers start first and a worker gets the root: the
+// scan fails if the bundled worker cannot load. (`npm test` builds dist/ first.)
+
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import type { scanTree as ScanTree } from '../../src/system/du.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
+import { CLI, ROOT, runRambake, tempDir } from '../helpers/exec.js';
+
+const cleanups = cleanupsAfterEach();
+const BIN = join(ROOT, 'dist', 'bin');
+
+describe('the bundled binary', () => {
+  it("starts the scanner's worker thread from beside its chunk, and counts as du does", async () => {
+    const chunk = readdirSync(BIN).find(
+      (f) => f.startsWith('chunk-') && readFileSync(join(BIN, f), 'utf8').includes('./du-worker.js'),
+    );
+    expect(chunk, 'a chunk of dist/bin/ starts ./du-worker.js').toBeDefined();
+    const { scanTree } = (await import(pathToFileURL(join(BIN, chunk!)).href)) as {
+      scanTree: typeof ScanTree;
+    };
+    const tree = tempDir('rambake-bundle-');
+    cleanups.push(tree.cleanup);
+    for (let d = 0; d < 20; d++) {
+      mkdirSync(join(tree.path, `d${d}`, 'sub'), { recursive: true });
+      for (let f = 0; f < 10; f++)
+        writeFileSync(join(tree.path, `d${d}`, 'sub', `f${f}`), 'x'.repeat(f * 700));
+    }
+    const scan = await scanTree(tree.path, { workers: 1, workersFirst: true, engine: 'threads' });
+    const du = Number((await execa('du', ['-sB1', tree.path])).stdout.split('\t')[0]);
+    expect(scan.errors).toEqual([]);
+    expect(scan.bytes).toBe(du);
+  });
+
+  it('runs as the package bin says, with templates/ found from its chunks', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: { rambake: string } };
+    expect(join(ROOT, pkg.bin.rambake)).toBe(CLI);
+    expect(readFileSync(CLI, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    const script = await runRambake(['ci-ramdisk', '--size', '4g', '--path', '/tmp/ci-ram']);
+    expect(script.exitCode).toBe(0);
+    expect(script.stdout).toContain('mount -t tmpfs');
+  });
+});
