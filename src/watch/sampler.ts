@@ -47,9 +47,10 @@ const SCAN_ALLOWANCE_MS = 1000;
 
 /**
  * This thread alone, in slices, whatever the dir's size: a hand-off to `find` forks the watcher
- * (3.6 ms of its CPU, and the first one probes find with a spawnSync: 18 ms), which a work dir of
- * a few hundred files (3-9 ms to scan here) never pays back. A walk of a big dir costs this
- * thread about 7 µs an entry, against 6 for the find engine (the du bench, 1M entries).
+ * (6.5 ms of its CPU at 76 MiB, 12-06; the first one also probes find with a spawnSync: 18 ms),
+ * which a work dir of a few hundred files (3-9 ms to scan here) never pays back. A walk of a
+ * big dir costs this thread about 7 µs an entry, against 6 for the find engine (the du bench,
+ * 1M entries).
  */
 const WATCHER_SCAN = { workers: 0, engine: 'threads' } as const;
 
