@@ -1,13 +1,5 @@
-// commander through require(): its ESM entry wraps the CommonJS package, and Node then runs its
-// CommonJS lexer over the package on every start — measured here at 0.30 s against 0.51 s for
-// a script that only loads commander (`node -e 0`: 0.24 s, 2 cores under load). Types still come
-// from the package's own declarations.
+// commander, the one place the CLI takes it from. The rambake bin has it bundled in
+// (scripts/bundle.mjs): Node neither resolves its package nor compiles its six CommonJS files,
+// and it never loads child_process, which commander needs only for executable subcommands.
 
-import { createRequire } from 'node:module';
-import type * as Commander from 'commander';
-
-const commander = createRequire(import.meta.url)('commander') as typeof Commander;
-
-export const { Command, Option, InvalidArgumentError, CommanderError } = commander;
-export type Command = Commander.Command;
-export type Option = Commander.Option;
+export { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
