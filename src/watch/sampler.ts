@@ -95,13 +95,10 @@ export class Sampler {
   }
 
   private readonly stateChanged = new Set<string>();
-  /** When each dir last became waiting-rm-work (every task but do_rm_work done). */
-  private readonly waitingSince = new Map<string, number>();
 
   markDirty(key: string, path: string, state?: string): void {
     this.paths.set(key, path);
     this.dirty.add(key);
-    if (state === 'waiting-rm-work') this.waitingSince.set(key, Date.now());
     // The moments a dir's size matters most: finished and at its largest (waiting for rm_work),
     // and just cleaned (the base a refill is measured from). Other changes wait out the backoff.
     if (state === 'waiting-rm-work' || state === 'cleaned') this.stateChanged.add(key);
@@ -115,7 +112,6 @@ export class Sampler {
     this.cleanBase.delete(key);
     this.notBefore.delete(key);
     this.scannedAt.delete(key);
-    this.waitingSince.delete(key);
   }
 
   async sample(states: WorkdirStates, everything: boolean): Promise<SampleResult | undefined> {
@@ -186,37 +182,24 @@ export class Sampler {
     // statfs first, at t: do_rm_work deletes once its stamp pass is over, and a statfs after
     // the scan could already miss the bytes it frees, which are the build's peak when it is one.
     const fs = this.statTmpdir() ?? this.lastFs;
-    let bytes = this.bytes.get(key);
-    if (bytes === undefined || !this.sizedSinceLastTask(key, states)) {
-      // It is the scan a change of state asked for, as late: the next sample need not repeat
-      // it. Cleared before the scan, so a change during it (cleaned) is still sized after.
-      this.dirty.delete(key);
-      this.stateChanged.delete(key);
-      const started = this.clock();
-      const scan = await scanTree(path, WATCHER_SCAN);
-      const took = this.clock() - started;
-      this.scans++;
-      this.scanMs += took;
-      this.scannedAt.set(key, t);
-      if (scan.errors.some((e) => e.path === scan.root)) return undefined;
-      bytes = scan.bytes;
-      this.bytes.set(key, bytes);
-    }
+    // Always a new scan, even when one was taken after the dir's last other task ended: on the
+    // real BitBake a dir still grew between that scan and do_rm_work (a native recipe, 12-06:
+    // 64 KiB, 8 %), which a size taken then missed. It is the scan a change of state asked for,
+    // as late: the next sample need not repeat it. Cleared before the scan, so a change during
+    // it (cleaned) is still sized after.
+    this.dirty.delete(key);
+    this.stateChanged.delete(key);
+    const started = this.clock();
+    const scan = await scanTree(path, WATCHER_SCAN);
+    const took = this.clock() - started;
+    this.scans++;
+    this.scanMs += took;
+    this.scannedAt.set(key, t);
+    if (scan.errors.some((e) => e.path === scan.root)) return undefined;
+    const bytes = scan.bytes;
+    this.bytes.set(key, bytes);
     if (!fs) return undefined;
     return { t, fs, workdirs: this.liveSizes(states, { [key]: bytes }) };
-  }
-
-  /**
-   * Whether the dir's last size was taken after its last task before do_rm_work ended: the
-   * scan that its change to waiting-rm-work asked for. Nothing but do_rm_work's own log and
-   * script goes into the dir after that, so its size as do_rm_work starts is that one.
-   */
-  private sizedSinceLastTask(key: string, states: WorkdirStates): boolean {
-    const since = this.waitingSince.get(key);
-    const running = states.entries.get(key)?.running;
-    if (since === undefined || running === undefined) return false;
-    for (const task of running) if (task !== 'do_rm_work') return false;
-    return (this.scannedAt.get(key) ?? Number.NEGATIVE_INFINITY) >= since;
   }
 
   /** Every dir still holding space, with its latest size; cleaned ones only when re-measured. */
