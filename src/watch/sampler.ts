@@ -139,13 +139,8 @@ export class Sampler {
       this.stateChanged.delete(key);
       const path = this.paths.get(key);
       if (path === undefined || !existsSync(path)) continue;
-      const started = this.clock();
-      const scan = await scanTree(path, WATCHER_SCAN);
-      const took = this.clock() - started;
-      this.scans++;
-      this.scanMs += took;
+      const { scan, took } = await this.timedScan(key, path, t);
       this.notBefore.set(key, t + Math.max(took * SCAN_COST_FACTOR, RESCAN_INTERVALS * this.intervalMs));
-      this.scannedAt.set(key, t);
       this.bytes.set(key, scan.bytes);
       measured[key] = scan.bytes;
     }
@@ -189,17 +184,23 @@ export class Sampler {
     // it (cleaned) is still sized after.
     this.dirty.delete(key);
     this.stateChanged.delete(key);
+    const { scan } = await this.timedScan(key, path, t);
+    if (scan.errors.some((e) => e.path === scan.root)) return undefined;
+    const bytes = scan.bytes;
+    this.bytes.set(key, bytes);
+    if (!fs) return undefined;
+    return { t, fs, workdirs: this.liveSizes(states, { [key]: bytes }) };
+  }
+
+  /** One scan of a dir, counted against the budget; `t` is the sample's time it stands for. */
+  private async timedScan(key: string, path: string, t: number) {
     const started = this.clock();
     const scan = await scanTree(path, WATCHER_SCAN);
     const took = this.clock() - started;
     this.scans++;
     this.scanMs += took;
     this.scannedAt.set(key, t);
-    if (scan.errors.some((e) => e.path === scan.root)) return undefined;
-    const bytes = scan.bytes;
-    this.bytes.set(key, bytes);
-    if (!fs) return undefined;
-    return { t, fs, workdirs: this.liveSizes(states, { [key]: bytes }) };
+    return { scan, took };
   }
 
   /** Every dir still holding space, with its latest size; cleaned ones only when re-measured. */
