@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { type ConfChoice, runApply } from '../apply/apply.js';
+import type { ConfChoice } from '../apply/apply.js';
 import { EXIT_OK } from '../errors.js';
-import { renderApply } from '../report/apply.js';
 import { setup } from './common.js';
 import { addOptions } from './options.js';
 import { planOptions } from './plan.js';
@@ -24,6 +23,8 @@ export function registerApply(program: Command): void {
     .description("mount the planned tmpfs (or print how) and write rambake's managed block into a conf file");
   addOptions(cmd, 'apply').action(async (flags: ApplyFlags, command: Command) => {
     const { out, load, flags: globals } = setup(command);
+    const { runApply } = await import('../apply/apply.js');
+    const { renderApply } = await import('../report/apply.js');
     const report = await runApply(load, planOptions(flags), {
       conf: (flags.conf ?? 'auto') as ConfChoice, // one of the option table's choices
       dryRun: flags.dryRun === true,

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { EXIT_OK } from '../errors.js';
-import { renderBenchIo } from '../report/bench-io.js';
-import { runBenchIo } from '../usecases/bench-io.js';
 import { setup } from './common.js';
 import { addOptions } from './options.js';
 
@@ -12,6 +10,8 @@ export function registerBenchIo(program: Command): void {
   addOptions(cmd, 'bench-io').action(async (opts: { dir?: string; seconds?: number }, c: Command) => {
     const { out, load } = setup(c, { askBitbake: false });
     const seconds = opts.seconds ?? 60;
+    const { runBenchIo } = await import('../usecases/bench-io.js');
+    const { renderBenchIo } = await import('../report/bench-io.js');
     if (out.isTTY && !out.json) out.warn(`running the workload for about ${seconds}s…`);
     const result = await runBenchIo(load, { seconds, ...(opts.dir ? { dir: opts.dir } : {}) });
     if (out.json) out.document(result);

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import { DEFAULT_CHURN_BUILDS } from '../analyze/churn.js';
-import { collectChurn } from '../analyze/churn-read.js';
 import { EXIT_FINDINGS, EXIT_NOTHING_YET, EXIT_OK } from '../errors.js';
-import { renderChurn } from '../report/churn.js';
 import { setup } from './common.js';
 import { addOptions } from './options.js';
 
@@ -19,6 +17,8 @@ export function registerChurn(program: Command): void {
   addOptions(cmd, 'churn').action(async (flags: ChurnFlags, command: Command) => {
     const builds = flags.builds ?? DEFAULT_CHURN_BUILDS;
     const { out, load } = setup(command, { askBitbake: false });
+    const { collectChurn } = await import('../analyze/churn-read.js');
+    const { renderChurn } = await import('../report/churn.js');
     const report = await collectChurn(load, { builds });
     if (out.json) out.document(report);
     else for (const line of renderChurn(report, out.colors)) out.line(line);

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { EXIT_OK, UsageError } from '../errors.js';
-import { type CiOs, type CiRamdiskOptions, makeCiRamdisk } from '../usecases/ci-ramdisk.js';
+import type { CiOs, CiRamdiskOptions } from '../usecases/ci-ramdisk.js';
 import { globalFlags } from './common.js';
 import { addOptions } from './options.js';
 import { makeOutput } from './output.js';
@@ -36,6 +36,7 @@ export function registerCiRamdisk(program: Command): void {
     .description('print a script that puts a CI working tree on a RAM disk (Linux tmpfs or FreeBSD md)');
   addOptions(cmd, 'ci-ramdisk').action(async (flags: CiFlags, command: Command) => {
     const out = makeOutput(globalFlags(command));
+    const { makeCiRamdisk } = await import('../usecases/ci-ramdisk.js');
     const result = await makeCiRamdisk(ciRamdiskOptions(flags));
     if (out.json) out.document(result);
     else out.line(result.script.replace(/\n$/, ''));

@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT_FINDINGS, EXIT_OK, UsageError } from '../errors.js';
-import { type PredictOptions, predictPeak, reconcileVerdict } from '../plan/predict.js';
-import { makePlan } from '../plan/sizing.js';
+import type { PredictOptions } from '../plan/predict.js';
 import type { PlanOptions } from '../plan/sizing-types.js';
-import { parseStepsList } from '../plan/steps.js';
-import { renderPlan } from '../report/plan.js';
-import { renderPrediction } from '../report/predict.js';
 import { setup } from './common.js';
 import { addOptions } from './options.js';
 
@@ -41,9 +37,13 @@ export function registerPlan(program: Command): void {
     const { out, load } = setup(command);
     if ((flags.threads !== undefined || flags.steps !== undefined) && !flags.predict)
       throw new UsageError('--threads and --steps go with --predict');
+    const { makePlan } = await import('../plan/sizing.js');
+    const { predictPeak, reconcileVerdict } = await import('../plan/predict.js');
+    const { renderPlan } = await import('../report/plan.js');
+    const { renderPrediction } = await import('../report/predict.js');
     const planned = await makePlan(load, planOptions(flags));
     const prediction = flags.predict
-      ? await predictPeak(load, predictOptions(flags, planned.tmpfs.size))
+      ? await predictPeak(load, await predictOptions(flags, planned.tmpfs.size))
       : undefined;
     // One verdict per output: a prediction that gives one is the plan's verdict too.
     const plan = prediction ? reconcileVerdict(planned, prediction) : planned;
@@ -57,13 +57,16 @@ export function registerPlan(program: Command): void {
 }
 
 /** `--predict [--threads N] [--steps auto|a,b]`: simulate the build against the planned tmpfs size. */
-function predictOptions(flags: PlanFlags, tmpfsSize: number): PredictOptions {
+async function predictOptions(flags: PlanFlags, tmpfsSize: number): Promise<PredictOptions> {
   const opts: PredictOptions = { tmpfsSize };
   const targets = splitTargets(flags.target);
   if (targets.length > 0) opts.targets = targets;
   if (flags.threads !== undefined) opts.threads = flags.threads;
   if (flags.steps !== undefined)
-    opts.steps = flags.steps.trim() === 'auto' ? ['auto'] : parseStepsList(flags.steps);
+    opts.steps =
+      flags.steps.trim() === 'auto'
+        ? ['auto']
+        : (await import('../plan/steps.js')).parseStepsList(flags.steps);
   return opts;
 }
 

@@ -1,7 +1,9 @@
-// The commander program: global options from the option table, one module per command. Only
-// the module of the command being run is loaded (each pulls in its use-case, and some of those
-// load execa, chokidar or the HTML report): `rambake --version` and `rambake status` stay quick.
-// `rambake --help`, no command or an unknown word load them all, so help and suggestions are whole.
+// The commander program: global options from the option table, one module per command. A
+// command's module holds only its definition (arguments, flags, help text) and imports its
+// use-case and renderers when its action runs, so `rambake --help`, no command or an unknown
+// word register every command (help and suggestions are whole) without loading what they run:
+// execa, chokidar, BitBake's parsers, the HTML report. `rambake --version` loads none of them,
+// and a command loads only its own.
 
 import { Command } from './commander.js';
 import { OPTIONS, toOption } from './options.js';

@@ -1,9 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { collectReport } from '../analyze/report-read.js';
 import { EXIT_OK, RambakeError } from '../errors.js';
-import { readReportTemplate, renderHtml } from '../report/html.js';
-import { renderReportText } from '../report/report-text.js';
 import { setup } from './common.js';
 import { addOptions } from './options.js';
 
@@ -21,6 +18,9 @@ export function registerReport(program: Command): void {
     .argument('[run]', 'a timeline file (RUN.jsonl); default: the newest in ${TOPDIR}/rambake/runs');
   addOptions(cmd, 'report').action(async (run: string | undefined, flags: ReportFlags, command: Command) => {
     const { out, load } = setup(command);
+    const { collectReport } = await import('../analyze/report-read.js');
+    const { readReportTemplate, renderHtml } = await import('../report/html.js');
+    const { renderReportText } = await import('../report/report-text.js');
     const report = await collectReport(load, {
       ...(run === undefined ? {} : { run }),
       plan: flags.plan !== false,

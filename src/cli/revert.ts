@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { revertApply } from '../apply/revert.js';
-import { findBuildDir } from '../bitbake/discover.js';
 import { EXIT_OK } from '../errors.js';
-import { renderRevert } from '../report/apply.js';
 import { setup } from './common.js';
 import { addOptions } from './options.js';
 
@@ -14,6 +11,9 @@ export function registerRevert(program: Command): void {
     );
   addOptions(cmd, 'revert').action(async (flags: { force?: boolean }, command: Command) => {
     const { out, flags: globals } = setup(command);
+    const { findBuildDir } = await import('../bitbake/discover.js');
+    const { revertApply } = await import('../apply/revert.js');
+    const { renderRevert } = await import('../report/apply.js');
     const { topdir } = findBuildDir({
       ...(globals.buildDir === undefined ? {} : { buildDir: globals.buildDir }),
       cwd: process.cwd(),

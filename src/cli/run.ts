@@ -1,14 +1,7 @@
 import type { Command } from 'commander';
-import { loadBuildDir } from '../bitbake/builddir.js';
 import type { LoadOptions } from '../bitbake/builddir-types.js';
-import { checkBeforeBuild } from '../doctor/doctor.js';
 import { EXIT_FINDINGS, UsageError } from '../errors.js';
-import { BITBAKE_WORD, resolveSteps, stepCommands } from '../plan/steps.js';
-import { renderBeforeBuild } from '../report/before-build.js';
-import { renderFullTmpfs } from '../report/run-verdict.js';
 import { renderRunSummary } from '../report/watch.js';
-import { isTmpfs, statFs } from '../system/fsstat.js';
-import { commandTargets } from '../timeline/timeline-runs.js';
 import { setup } from './common.js';
 import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
 
@@ -32,6 +25,9 @@ export function registerRun(program: Command): void {
     if (command.length === 0)
       throw new UsageError('rambake run needs a command', 'rambake run -- bitbake <target>');
     const interval = intervalMs(flags.interval);
+    const { loadBuildDir } = await import('../bitbake/builddir.js');
+    const { checkBeforeBuild } = await import('../doctor/doctor.js');
+    const { renderBeforeBuild } = await import('../report/before-build.js');
     const bd = await loadBuildDir(load);
     const before = await checkBeforeBuild(bd, { moveOldDeploy: flags.moveOldDeploy === true });
     const checked = renderBeforeBuild(before, {
@@ -49,8 +45,8 @@ export function registerRun(program: Command): void {
     const commands =
       flags.steps === undefined ? [command] : await stepsToCommands(load, command, flags.steps);
     const display = makeDisplay(out, { jsonLines: false });
-    // The watcher (chokidar) and execa load only for this command.
     const { startRun } = await import('../watch/run.js');
+    const { renderFullTmpfs } = await import('../report/run-verdict.js');
     const run = startRun(bd, {
       steps: commands,
       intervalMs: interval,
@@ -102,6 +98,8 @@ export function registerRun(program: Command): void {
  * target and option kept).
  */
 async function stepsToCommands(load: LoadOptions, command: string[], spec: string): Promise<string[][]> {
+  const { commandTargets } = await import('../timeline/timeline-runs.js');
+  const { BITBAKE_WORD, resolveSteps, stepCommands } = await import('../plan/steps.js');
   const targets = commandTargets(command);
   if (!command.some((a) => BITBAKE_WORD.test(a)) || targets.length === 0)
     throw new UsageError(
@@ -113,6 +111,7 @@ async function stepsToCommands(load: LoadOptions, command: string[], spec: strin
 
 /** TMPDIR's tmpfs, read after the build (it is still mounted); undefined on a disk or when gone. */
 async function tmpfsOf(tmpdir: string): Promise<{ totalBytes: number; totalInodes: number } | undefined> {
+  const { isTmpfs, statFs } = await import('../system/fsstat.js');
   const fs = await statFs(tmpdir).catch(() => undefined);
   return fs && isTmpfs(fs) ? { totalBytes: fs.totalBytes, totalInodes: fs.totalInodes } : undefined;
 }

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { collectSpace } from '../analyze/space-read.js';
 import { EXIT_OK } from '../errors.js';
-import { renderSpace } from '../report/space.js';
 import { setup } from './common.js';
 import { addOptions } from './options.js';
 
@@ -19,6 +17,8 @@ export function registerSpace(program: Command): void {
     );
   addOptions(cmd, 'space').action(async (pns: string[], flags: SpaceFlags, command: Command) => {
     const { out, load } = setup(command, { askBitbake: false });
+    const { collectSpace } = await import('../analyze/space-read.js');
+    const { renderSpace } = await import('../report/space.js');
     const result = await collectSpace(load, {
       pns,
       ...(flags.save === undefined ? {} : { save: flags.save }),

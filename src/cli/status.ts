@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { EXIT_OK } from '../errors.js';
-import { renderStatus } from '../report/status.js';
-import { collectStatus } from '../usecases/status.js';
 import { setup } from './common.js';
 
 export function registerStatus(program: Command): void {
@@ -10,6 +8,8 @@ export function registerStatus(program: Command): void {
     .description('show the build directory, layers, key variables with where each came from, paths and host')
     .action(async (_opts, cmd: Command) => {
       const { out, load } = setup(cmd);
+      const { collectStatus } = await import('../usecases/status.js');
+      const { renderStatus } = await import('../report/status.js');
       const report = await collectStatus(load);
       if (out.json) out.document(report);
       else for (const line of renderStatus(report, out.colors)) out.line(line);

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { EXIT_OK } from '../errors.js';
-import { proposeSteps } from '../plan/steps.js';
-import { renderSteps } from '../report/steps.js';
 import { setup } from './common.js';
 import { addOptions } from './options.js';
 
@@ -12,6 +10,8 @@ export function registerSteps(program: Command): void {
     .description('propose recipes to build one at a time before the targets so the tmpfs peak stays small');
   addOptions(cmd, 'steps').action(async (targets: string[], _opts, c: Command) => {
     const { out, load } = setup(c, { askBitbake: false });
+    const { proposeSteps } = await import('../plan/steps.js');
+    const { renderSteps } = await import('../report/steps.js');
     const proposal = await proposeSteps(load, targets);
     if (out.json) out.document(proposal);
     else for (const line of renderSteps(proposal, out.colors)) out.line(line);

@@ -1,9 +1,6 @@
 import type { Command } from 'commander';
-import { loadBuildDir } from '../bitbake/builddir.js';
 import { EXIT_OK } from '../errors.js';
 import { renderRunSummary } from '../report/watch.js';
-import { defaultTimelinePath } from '../timeline/timeline-file.js';
-import { ownPeakOf } from '../watch/own-peak.js';
 import { setup } from './common.js';
 import { addCommandOptions, intervalMs, makeDisplay } from './watch-common.js';
 
@@ -22,9 +19,11 @@ export function registerWatch(program: Command): void {
   addCommandOptions(cmd, 'watch').action(async (flags: WatchFlags, cmd: Command) => {
     const { out, load } = setup(cmd, { askBitbake: false });
     const interval = intervalMs(flags.interval);
+    const { loadBuildDir } = await import('../bitbake/builddir.js');
     const bd = await loadBuildDir(load);
-    // chokidar and the watcher load only for this command (start-up of every other one stays light).
     const { startWatch } = await import('../watch/watcher.js');
+    const { defaultTimelinePath } = await import('../timeline/timeline-file.js');
+    const { ownPeakOf } = await import('../watch/own-peak.js');
     const display = makeDisplay(out, { jsonLines: true });
     // Said before the first frame: a line printed between frames would shift the live view.
     const timelinePath = flags.timeline ?? defaultTimelinePath(bd.topdir, new Date());

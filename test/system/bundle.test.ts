@@ -59,7 +59,7 @@ describe('the bundled binary', () => {
     expect(linked.exitCode).toBe(0);
   });
 
-  it('loads no child_process for --version: commander asks for it only for executable subcommands', async () => {
+  it('loads no child_process for --version or --help: commander asks for it only for executable subcommands', async () => {
     const probe = tempDir('rambake-bundle-probe-');
     cleanups.push(probe.cleanup);
     const preload = join(probe.path, 'probe.mjs');
@@ -72,6 +72,12 @@ describe('the bundled binary', () => {
     });
     expect(r.stdout).toMatch(/^\d+\.\d+\.\d+$/);
     expect(r.stderr).toBe('loaded:false');
+    // Help registers every command, and no command's work (execa among it) loads for that.
+    const help = await execa(process.execPath, ['--import', pathToFileURL(preload).href, CLI, '--help'], {
+      reject: false,
+    });
+    expect(help.stdout).toContain('ci-ramdisk');
+    expect(help.stderr).toBe('loaded:false');
     // The probe sees it where it is loaded: plan runs processes (execa). Its exit code is the
     // verdict (1: does not fit this machine).
     const plan = await execa(
