@@ -1,9 +1,10 @@
 // What `rambake` runs: dist/ (tsc's output, one file per module) bundled by esbuild into
-// dist/bin/rambake.js, with one chunk per command loaded on demand and the scanner's worker
-// beside them. Node's loader spends about half a millisecond on each ES module it resolves,
-// reads and links: `status --no-bitbake` loaded some sixty, and now 17 (12-06: 17-26 ms less
-// than the same command from dist/cli.js, 1.84x `node -e 0` against 2.02x in the startup
-// bench). The packages are bundled in too. execa is some 130 modules: importing it from
+// dist/bin/rambake.js, with chunks loaded on demand (a command's definition, and apart from it
+// the work its action imports) and the scanner's worker beside them. Node's loader spends about
+// half a millisecond on each ES module it resolves, reads and links: `status --no-bitbake`
+// loaded some sixty, and bundled 17 (12-06: 17-26 ms less than the same command from
+// dist/cli.js, 1.84x `node -e 0` against 2.02x in the startup bench); 27 smaller ones since
+// actions import their work, at no cost measured. The packages are bundled in too. execa is some 130 modules: importing it from
 // node_modules took 130-180 ms here, bundled 50-78 ms (12-06), and every command that runs a
 // process (bitbake -e, mount, the build) loads it. commander, which every command loads, came
 // through the CommonJS loader (six files) with child_process, which commander only uses for
