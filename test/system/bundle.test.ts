@@ -1,5 +1,5 @@
-// What `rambake` runs is dist/bin/ (scripts/bundle.mjs): one entry, chunks loaded on demand, and the
-// scanner's worker beside them, with the packages bundled in. The worker is found from the
+// What `rambake` runs is dist/bin/ (scripts/bundle.mjs): one entry, chunks loaded on demand,
+// and the scanner's worker beside them, with the packages bundled in. The worker is found from the
 // chunk's own URL, and a scan whose walk does not last never starts it, so a worker missing
 // from the bundle would only show on a big tree with no usable find. Here the walkers start
 // first and a worker gets the root: the scan fails if the bundled worker cannot load. (`npm
