@@ -4,11 +4,12 @@
 // half a millisecond on each ES module it resolves, reads and links: `status --no-bitbake`
 // loaded some sixty, and bundled 17 (12-06: 17-26 ms less than the same command from
 // dist/cli.js, 1.84x `node -e 0` against 2.02x in the startup bench); 27 smaller ones since
-// actions import their work, at no cost measured. The packages are bundled in too. execa is some 130 modules: importing it from
-// node_modules took 130-180 ms here, bundled 50-78 ms (12-06), and every command that runs a
-// process (bitbake -e, mount, the build) loads it. commander, which every command loads, came
-// through the CommonJS loader (six files) with child_process, which commander only uses for
-// executable subcommands: rambake has none, so that module is loaded only if asked for.
+// actions import their work, at no cost measured. The packages are bundled in too. execa is
+// some 130 modules: importing it from node_modules took 130-180 ms here, bundled 50-78 ms
+// (12-06), and every command that runs a process (bitbake -e, mount, the build) loads it.
+// commander, which every command loads, came through the CommonJS loader (six files) with
+// child_process, which commander only uses for executable subcommands: rambake has none, so
+// that module is loaded only if asked for.
 // dist/bin/ is two folders below the package root, as dist/<folder>/ is: the modules that
 // find templates/ from their own URL find it from a chunk too.
 
