@@ -9,8 +9,8 @@ import { loadBuildDir } from '../../src/bitbake/builddir.js';
 import type { BuildDir } from '../../src/bitbake/builddir-types.js';
 import { checkHazards } from '../../src/doctor/hazards.js';
 import type { BuildFacts, MountFacts, PathKey } from '../../src/plan/facts-types.js';
+import { desktopHost } from '../helpers/host.js';
 
-const GiB = 2 ** 30;
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/conf');
 const load = (name: string) =>
   loadBuildDir({
@@ -30,16 +30,7 @@ function facts(bd: BuildDir): BuildFacts {
     paths[key] = { path: bd.paths[key], exists: true, mount: onRam ? ram : disk };
   }
   return {
-    host: {
-      memTotal: 16 * GiB,
-      memAvailable: 14 * GiB,
-      swapTotal: 8 * GiB,
-      swapFree: 8 * GiB,
-      cpusUsable: 8,
-      cpusOnline: 8,
-      inotifyMaxUserWatches: 524288,
-      isRoot: false,
-    },
+    host: { ...desktopHost },
     paths,
     tmp: disk,
   };

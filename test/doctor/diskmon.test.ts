@@ -13,6 +13,7 @@ import { diskmonValue } from '../../src/plan/diskmon.js';
 import type { BuildFacts, FsFacts, MountFacts, PathFacts, PathKey } from '../../src/plan/facts-types.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample } from '../helpers/exec.js';
+import { desktopHost } from '../helpers/host.js';
 
 const GiB = 2 ** 30;
 const MiB = 2 ** 20;
@@ -56,15 +57,7 @@ function onTmpfs(bd: BuildDir, size: number, inodes: number, dirs: Record<string
   for (const key of Object.keys(bd.paths) as PathKey[])
     paths[key] = at(bd.paths[key], key === 'tmpdir' ? 'ram' : 'disk');
   const facts: BuildFacts = {
-    host: {
-      memTotal: 16 * GiB,
-      memAvailable: 14 * GiB,
-      swapTotal: 8 * GiB,
-      swapFree: 8 * GiB,
-      cpusUsable: 8,
-      cpusOnline: 8,
-      isRoot: false,
-    },
+    host: { ...desktopHost },
     paths,
     diskmonDirs: Object.fromEntries(Object.entries(dirs).map(([p, w]) => [p, at(p, w)])),
   };

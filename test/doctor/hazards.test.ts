@@ -10,6 +10,7 @@ import { checkHazards } from '../../src/doctor/hazards.js';
 import type { BuildFacts, MountFacts, PathKey } from '../../src/plan/facts-types.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { copyExample, copyFixture } from '../helpers/exec.js';
+import { desktopHost } from '../helpers/host.js';
 
 const GiB = 2 ** 30;
 const cleanups = cleanupsAfterEach();
@@ -48,16 +49,7 @@ function facts(
     paths[key] = { path: bd.paths[key], exists: true, mount: mounts[key] ?? disk };
   }
   const f: BuildFacts = {
-    host: {
-      memTotal: 16 * GiB,
-      memAvailable: 14 * GiB,
-      swapTotal: 8 * GiB,
-      swapFree: 8 * GiB,
-      cpusUsable: 8,
-      cpusOnline: 8,
-      inotifyMaxUserWatches: 524288,
-      isRoot: false,
-    },
+    host: { ...desktopHost },
     paths,
     tmp: disk,
     ...more,
