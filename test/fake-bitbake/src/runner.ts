@@ -54,8 +54,12 @@ export async function runJobs<J extends Job>(
     for (let wait = t0 + vt * timeScale * 1000 - Date.now(); wait > 0; ) {
       const step = hooks.progress ? Math.min(wait, hooks.progress.everyMs) : wait;
       await new Promise((r) => setTimeout(r, step));
-      wait = t0 + vt * timeScale * 1000 - Date.now();
-      if (wait > 0) hooks.progress?.at((Date.now() - t0) / (timeScale * 1000));
+      // One reading of the clock, and never past the event's time: a second reading, or the
+      // rounding of t0 + vt, could fall after it and stream more output than the tasks' durations
+      // hold (one line in CI, 12-06).
+      const now = Date.now();
+      wait = t0 + vt * timeScale * 1000 - now;
+      if (wait > 0) hooks.progress?.at(Math.min(vt, (now - t0) / (timeScale * 1000)));
     }
     // Catch up to the event's own time: a run behind the clock (a loaded host) skips the waits above,
     // and a task's output is all in its log before it ends, however late the end comes.
