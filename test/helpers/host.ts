@@ -1,6 +1,5 @@
-// The host that fact-written doctor tests run on: a 16 GiB, 8-CPU desktop with 8 GiB
-// of swap, as a user rather than root. Each test spreads it into its own copy, since some change
-// a field.
+// The host that fact-written doctor tests run on: a 16 GiB, 8-CPU desktop with 8 GiB of swap, as
+// a user rather than root. Each test spreads it into its own copy, since some change a field.
 
 import type { HostFacts } from '../../src/system/host-facts.js';
 
