@@ -36,6 +36,9 @@ const SERIAL = [
 export default defineConfig({
   test: {
     testTimeout: 30_000,
+    // Hooks build fixtures (a fake build, an unpacked tree): under 1 s alone, but in one CI run
+    // a fake build's hook took over vitest's default 10 s beside the fuzzer on two vCPUs (12-06).
+    hookTimeout: 60_000,
     // Integration tests mount tmpfs and spawn processes: keep files in separate workers.
     pool: 'forks',
     // One shared temp folder per run for the real BitBake suite (the poky tree is unpacked once).
