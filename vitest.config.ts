@@ -36,9 +36,8 @@ const SERIAL = [
 export default defineConfig({
   test: {
     testTimeout: 30_000,
-    // Hooks build fixtures (a fake build, an unpacked tree): under 1 s alone, but in one CI run
-    // a fake build's hook took over vitest's default 10 s beside the fuzzer on two vCPUs (12-06).
-    hookTimeout: 60_000,
+    // Hooks build fixtures (a fake build, an unpacked tree), as long as a test can be.
+    hookTimeout: 30_000,
     // Integration tests mount tmpfs and spawn processes: keep files in separate workers.
     pool: 'forks',
     // One shared temp folder per run for the real BitBake suite (the poky tree is unpacked once).
@@ -51,6 +50,11 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...SERIAL, ...REAL_PAIRS, ...REAL_BUILDS],
           maxWorkers: 2,
+          // `npm test` runs these at a tenth of the CPU weight beside the serial files, and they
+          // can wait there far longer than twice their time alone: a fake build in a hook, 0.8 s
+          // alone, passed vitest's default 10 s in one CI run (12-06). Bounds for a hang only.
+          testTimeout: 90_000,
+          hookTimeout: 90_000,
           sequence: { groupOrder: 0 },
         },
       },
