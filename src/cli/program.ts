@@ -2,7 +2,7 @@
 // command's module holds only its definition (arguments, flags, help text) and imports its
 // use-case and renderers when its action runs, so `rambake --help`, no command or an unknown
 // word register every command (help and suggestions are whole) without loading what they run:
-// execa, chokidar, BitBake's parsers, the HTML report. `rambake --version` loads none of them,
+// execa, the watcher, BitBake's parsers, the HTML report. `rambake --version` loads none of them,
 // and a command loads only its own.
 
 import { Command } from './commander.js';

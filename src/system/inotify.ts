@@ -1,4 +1,4 @@
-// inotify limits and usage. chokidar on Linux spends one inotify watch per watched folder;
+// inotify limits and usage. The watcher spends one inotify watch per watched folder;
 // max_user_watches caps them per user, max_user_instances caps inotify file descriptors.
 
 import { readdir, readFile } from 'node:fs/promises';

@@ -5,7 +5,6 @@
 
 import { existsSync, type FSWatcher as NodeWatcher, readdirSync, watch as watchDir } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { type FSWatcher, watch } from 'chokidar';
 import type { BuildDir } from '../bitbake/builddir-types.js';
 import { buildNameToEpochMs } from '../bitbake/buildstats.js';
 import type { ConsoleEvent } from '../bitbake/consolelog.js';
@@ -22,6 +21,7 @@ import {
 } from '../timeline/timeline-types.js';
 import { workdirOfPath, workSharedId } from './classify.js';
 import { ConsoleFollower } from './console-follow.js';
+import { DirTree } from './dir-tree.js';
 import { findWorkdirs, findWorkShared, inspectWorkdir } from './found.js';
 import { PastTaskTimes } from './past-times.js';
 import { Sampler } from './sampler.js';
@@ -82,8 +82,8 @@ export class Watch {
   private readonly sampler: Sampler;
   private readonly follower: ConsoleFollower;
   private readonly paths = new Map<string, string>();
-  private dirWatcher: FSWatcher | undefined;
-  private sharedWatcher: FSWatcher | undefined;
+  private dirWatcher: DirTree | undefined;
+  private sharedWatcher: DirTree | undefined;
   /** temp/ of busy work dirs: one plain fs.watch each (chokidar would add a watch per file). */
   private readonly tempWatched = new Map<string, NodeWatcher>();
   private timer: NodeJS.Timeout | undefined;
@@ -220,7 +220,8 @@ export class Watch {
     if (this.buildActive) this.endBuild(Date.now(), true, exitCode);
     for (const w of this.tempWatched.values()) w.close();
     this.tempWatched.clear();
-    await Promise.all([this.dirWatcher?.close(), this.sharedWatcher?.close()]);
+    this.dirWatcher?.close();
+    this.sharedWatcher?.close();
     this.scanShared(Date.now());
     await this.sample(true, true);
     for (const [key, path] of this.paths) this.summary.setPath(key, path);
@@ -287,26 +288,17 @@ export class Watch {
     this.lastEnsure = Date.now();
     const { baseWorkdir, workShared } = this.bd.paths;
     if (!this.dirWatcher && existsSync(baseWorkdir)) {
-      // depth 2 from work/: inotify watches on work/, each <arch> and each <pn>; events for <pv>.
-      this.dirWatcher = watch(baseWorkdir, {
-        depth: 2,
-        ignoreInitial: true,
-        persistent: true,
-        ignored: onlyDirs,
+      // Watches on work/, each <arch> and each <pn> (levels 0-2); events for <pv>.
+      this.dirWatcher = new DirTree(baseWorkdir, 2, {
+        onAdd: (p) => this.onDirAdded(p),
+        onRemove: (p) => this.onDirRemoved(p),
       });
-      this.dirWatcher.on('addDir', (p) => this.onDirAdded(p));
-      this.dirWatcher.on('unlinkDir', (p) => this.onDirRemoved(p));
-      this.dirWatcher.on('error', () => undefined);
     }
     if (!this.sharedWatcher && existsSync(workShared)) {
-      this.sharedWatcher = watch(workShared, {
-        depth: 1,
-        ignoreInitial: true,
-        persistent: true,
-        ignored: onlyDirs,
+      this.sharedWatcher = new DirTree(workShared, 1, {
+        onAdd: () => this.scanShared(Date.now()),
+        onRemove: () => undefined,
       });
-      this.sharedWatcher.on('addDir', () => this.scanShared(Date.now()));
-      this.sharedWatcher.on('error', () => undefined);
       // Its first folder may be older than the watch, which reports only what comes after.
       this.scanShared(Date.now());
     }
@@ -551,9 +543,6 @@ export class Watch {
     this.opts.onLine?.(line);
   }
 }
-
-/** chokidar puts a watch on every file it reports: report folders only. */
-const onlyDirs = (_path: string, stats?: { isFile(): boolean }): boolean => stats?.isFile() === true;
 
 function findWorkdirArchs(base: string): string[] {
   try {
