@@ -76,7 +76,7 @@ export class DirTree {
   /** `path` (at `level`) changed: added, removed, or nothing to say. */
   private look(path: string, level: number, report = true): void {
     if (this.closed) return;
-    const isDir = lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+    const isDir = isFolder(path);
     const known = this.children.has(path);
     if (isDir && !known) {
       this.children.set(path, new Set());
@@ -108,5 +108,14 @@ export class DirTree {
       this.children.set(dir, set);
     }
     return set;
+  }
+}
+
+/** Never throws: this runs in watch callbacks, where a throw would end the process. */
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false; // ENOTDIR (a parent replaced by a file), EACCES: not a folder to follow
   }
 }
