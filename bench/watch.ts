@@ -9,7 +9,15 @@
 //   (100× real speed): CPU share of the replay (its events come 100× denser than in the
 //   build it replays), peak RSS (goal < 150 MB), inotify watches per live work dir.
 
-import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
@@ -116,7 +124,77 @@ function liveWorkdirs(topdir: string): number {
 }
 
 export default async function (): Promise<BenchRow[]> {
-  return [...(await realPace()), ...(await fastReplay())];
+  return [...(await realPace()), ...(await manyRecipes()), ...(await fastReplay())];
+}
+
+/** Work dirs made one every RECIPE_GAP_MS under one <arch>: a warm-up batch, then two measured ones. */
+const RECIPE_BATCHES = { warmUp: 50, early: 100, middle: 100, late: 100 } as const;
+const RECIPE_GAP_MS = 100;
+
+/**
+ * `rambake watch` with no build while recipes' work dirs appear under one <arch> folder, as a
+ * build's do_fetch makes them: the watcher's CPU per new dir when 50 were there and when 250
+ * were. A watch that re-reads the <arch> folder at each change (chokidar did: an lstat per
+ * recipe already there) costs more per dir the more there are, O(recipes²) over a build.
+ */
+async function manyRecipes(): Promise<BenchRow[]> {
+  const copy = copyExample();
+  try {
+    const arch = join(copy.topdir, 'tmp', 'work', 'core2-64-poky-linux');
+    mkdirSync(arch, { recursive: true });
+    const watcher = execa(process.execPath, [ENTRY, 'watch'], {
+      cwd: copy.topdir,
+      env: fakeEnv('real-pace', 1),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      stdout: 'ignore',
+    });
+    const pid = watcher.pid!;
+    await sleep(SETTLE_S * 1000);
+    let made = 0;
+    // One recipe's dir as do_fetch leaves it: <pn>/<pv>/temp/ with a log and its link.
+    const batch = async (n: number) => {
+      const cpu0 = cpuSeconds(pid);
+      for (let i = 0; i < n; i++, made++) {
+        const temp = join(arch, `recipe-${made}`, '1.0-r0', 'temp');
+        mkdirSync(temp, { recursive: true });
+        writeFileSync(
+          join(temp, `log.do_fetch.${1000 + made}`),
+          'DEBUG: Executing python function do_fetch\n',
+        );
+        symlinkSync(`log.do_fetch.${1000 + made}`, join(temp, 'log.do_fetch'));
+        await sleep(RECIPE_GAP_MS);
+      }
+      // The last dirs' sample: the next sampling interval (2 s) sizes them.
+      await sleep(2500);
+      return ((cpuSeconds(pid) - cpu0) * 1000) / n;
+    };
+    await batch(RECIPE_BATCHES.warmUp);
+    const early = await batch(RECIPE_BATCHES.early);
+    await batch(RECIPE_BATCHES.middle);
+    const late = await batch(RECIPE_BATCHES.late);
+    watcher.kill('SIGINT');
+    await watcher;
+    const { warmUp, early: e, middle } = RECIPE_BATCHES;
+    const range = (from: number, n: number) => `${from + 1}st to ${from + n}th`;
+    return [
+      {
+        bench: 'watch',
+        kind: 'measured',
+        metric: `watcher CPU per new work dir, the ${range(warmUp + e + middle, RECIPE_BATCHES.late)} in one <arch> folder (no build, one every ${RECIPE_GAP_MS} ms), against the ${range(warmUp, e)}`,
+        value: late,
+        unit: 'ms',
+        reference: early,
+        refName: `the ${range(warmUp, e)}`,
+        ratio: late / early,
+        goal: '≤ 1.5× (O(recipes) over a build)',
+        ok: late <= early * 1.5,
+      },
+    ];
+  } finally {
+    copy.cleanup();
+  }
 }
 
 async function fastReplay(): Promise<BenchRow[]> {

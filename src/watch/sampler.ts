@@ -44,6 +44,15 @@ const RESCAN_INTERVALS = 16;
 export const SCAN_SHARE = 0.0025;
 /** …plus this much at the start (the first sizes of a build already under way). */
 const SCAN_ALLOWANCE_MS = 1000;
+/**
+ * A dir whose tasks are all done (waiting for do_rm_work) is sized after this many sampling
+ * intervals, not at once: with rm_work, do_rm_work mostly starts within them and its start sizes
+ * the dir anyway (Watch.sizeBeforeRmWork), so the dir at its largest, the costliest scan of its
+ * life, was scanned twice within seconds. In the fake's real-pace build do_rm_work started
+ * 0.5-8.5 s after the last other task; the scans saved were a tenth of the watcher's CPU (12-07).
+ * A dir that lingers longer is sized then, whatever the budget.
+ */
+const WAITING_GRACE_INTERVALS = 5;
 
 /**
  * This thread alone, in slices, whatever the dir's size: a hand-off to `find` forks the watcher
@@ -95,13 +104,19 @@ export class Sampler {
   }
 
   private readonly stateChanged = new Set<string>();
+  /** Finished dirs not sized yet: when (on the clock) their grace ends (WAITING_GRACE_INTERVALS). */
+  private readonly dueAt = new Map<string, number>();
 
   markDirty(key: string, path: string, state?: string): void {
     this.paths.set(key, path);
     this.dirty.add(key);
-    // The moments a dir's size matters most: finished and at its largest (waiting for rm_work),
-    // and just cleaned (the base a refill is measured from). Other changes wait out the backoff.
-    if (state === 'waiting-rm-work' || state === 'cleaned') this.stateChanged.add(key);
+    // The moments a dir's size matters most: finished and at its largest (waiting for rm_work,
+    // after a grace), and just cleaned (the base a refill is measured from). Other changes wait
+    // out the backoff.
+    if (state === 'waiting-rm-work')
+      this.dueAt.set(key, this.clock() + WAITING_GRACE_INTERVALS * this.intervalMs);
+    else if (state !== undefined) this.dueAt.delete(key);
+    if (state === 'cleaned') this.stateChanged.add(key);
     if (state !== undefined && state !== 'cleaned') this.cleanBase.delete(key);
   }
 
@@ -112,6 +127,7 @@ export class Sampler {
     this.cleanBase.delete(key);
     this.notBefore.delete(key);
     this.scannedAt.delete(key);
+    this.dueAt.delete(key);
   }
 
   async sample(states: WorkdirStates, everything: boolean): Promise<SampleResult | undefined> {
@@ -119,6 +135,13 @@ export class Sampler {
     const fs = this.statTmpdir();
     if (!fs) return undefined;
     this.lastFs = fs;
+    const now = this.clock();
+    for (const [key, due] of this.dueAt) {
+      if (due > now) continue;
+      this.dueAt.delete(key);
+      this.dirty.add(key);
+      this.stateChanged.add(key);
+    }
     const todo = new Set(this.dirty);
     for (const e of states.entries.values()) {
       if (e.running.size > 0 || everything) todo.add(e.id.key);
@@ -133,10 +156,13 @@ export class Sampler {
     for (const key of order) {
       // A dir that just changed state is measured now; a busy one waits out its backoff.
       const changedState = this.stateChanged.has(key);
+      // Within its grace a finished dir waits, whatever its backoff says: do_rm_work sizes it.
+      if (!everything && this.dueAt.has(key)) continue;
       if (!everything && !changedState && (this.notBefore.get(key) ?? 0) > t) continue;
       if (!everything && this.budgetMs() <= (changedState ? -SCAN_ALLOWANCE_MS : 0)) continue;
       this.dirty.delete(key);
       this.stateChanged.delete(key);
+      this.dueAt.delete(key);
       const path = this.paths.get(key);
       if (path === undefined || !existsSync(path)) continue;
       const { scan, took } = await this.timedScan(key, path, t);
@@ -184,6 +210,7 @@ export class Sampler {
     // it (cleaned) is still sized after.
     this.dirty.delete(key);
     this.stateChanged.delete(key);
+    this.dueAt.delete(key);
     const { scan } = await this.timedScan(key, path, t);
     if (scan.errors.some((e) => e.path === scan.root)) return undefined;
     const bytes = scan.bytes;
@@ -197,6 +224,9 @@ export class Sampler {
     const started = this.clock();
     const scan = await scanTree(path, WATCHER_SCAN);
     const took = this.clock() - started;
+      process.stderr.write(
+        `SCAN ${new Date().toISOString().slice(11, 23)} ${key} ${took.toFixed(1)}ms ${scan.files} files ${new Error().stack?.split('\n')[3]?.trim()}\n`,
+      );
     this.scans++;
     this.scanMs += took;
     this.scannedAt.set(key, t);

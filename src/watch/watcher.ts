@@ -1,6 +1,6 @@
 // The long-running part of `rambake watch` and `rambake run`: follows the console log, watches
 // work/<arch>/<pn> folders (depth-limited; never a recursive watch of TMPDIR) and the temp/ of
-// busy work dirs, samples statfs and the sizes of the work dirs that changed, feeds the state
+// work dirs waiting for do_rm_work, samples statfs and the sizes of the work dirs that changed, feeds the state
 // machine and appends everything to the timeline. It writes nothing under TMPDIR.
 
 import { existsSync, type FSWatcher as NodeWatcher, readdirSync, watch as watchDir } from 'node:fs';
@@ -9,7 +9,7 @@ import type { BuildDir } from '../bitbake/builddir-types.js';
 import { buildNameToEpochMs } from '../bitbake/buildstats.js';
 import type { ConsoleEvent } from '../bitbake/consolelog.js';
 import { splitPF } from '../bitbake/pf.js';
-import { lockHeld } from '../system/bitbake-lock.js';
+import { LockPoller } from '../system/bitbake-lock.js';
 import { readHostFacts, toMountFacts } from '../system/host-facts.js';
 import { findMount, readMountinfo } from '../system/mounts.js';
 import { SummaryBuilder } from '../timeline/summary.js';
@@ -61,14 +61,6 @@ const LOCK_CHECK_MS = 2000;
 const LOCK_GONE_MS = 2000;
 /** What BitBake writes into temp/ as do_rm_work starts: its log file (and symlink), its script. */
 const RM_WORK_STARTS = /^(log|run)\.do_rm_work(\.\d+)?$/;
-/**
- * Tasks whose output streams into their log in temp/ while they run: every write wakes a watch
- * on temp/ (a writer of one line per millisecond: 8,140 events and 153 ms of this process's CPU
- * in 10 s, 12-05), and a real do_compile writes a line per compiler call. temp/ is not watched
- * while one of them runs: do_rm_work comes after do_install, do_package and the rest, so it
- * cannot start before the console log tells that the task ended and the watch is back.
- */
-const CHATTY_TASKS = new Set(['do_configure', 'do_compile', 'do_install']);
 /** With no build on, how often the watcher looks for work/ and work-shared/ to appear. */
 const IDLE_LOOK_MS = 2000;
 /** Console-log reads while attaching to a running build (each reads up to 4 MiB). */
@@ -84,7 +76,7 @@ export class Watch {
   private readonly paths = new Map<string, string>();
   private dirWatcher: DirTree | undefined;
   private sharedWatcher: DirTree | undefined;
-  /** temp/ of busy work dirs: one plain fs.watch each (chokidar would add a watch per file). */
+  /** temp/ of work dirs waiting for do_rm_work: one plain fs.watch each (tempWanted). */
   private readonly tempWatched = new Map<string, NodeWatcher>();
   private timer: NodeJS.Timeout | undefined;
   private lastSample = 0;
@@ -104,6 +96,7 @@ export class Watch {
     startedAt: Date,
   ) {
     this.timelinePath = opts.timelinePath ?? defaultTimelinePath(bd.topdir, startedAt);
+    this.lock = new LockPoller(bd.topdir);
     this.writer = new TimelineWriter(this.timelinePath);
     this.states = new WorkdirStates({ rmWork: bd.rmWork, rmWorkExclude: bd.rmWorkExclude });
     this.sampler = new Sampler(bd.paths.tmpdir, opts.intervalMs);
@@ -256,14 +249,13 @@ export class Watch {
     // found when the watch starts.
     const looking = this.buildActive && !this.dirWatcher ? 0 : IDLE_LOOK_MS;
     if (Date.now() - this.lastEnsure >= looking) this.ensureWatchers();
-    // Held, not present: a killed server leaves a stale file. Costs a stat and one read of
-    // /proc/locks every LOCK_CHECK_MS, only while a build is on (the PID's command line only when no lock
-    // is listed on the file: never for a real BitBake server, which holds a flock).
+    // Held, not present: a killed server leaves a stale file. Asked every LOCK_CHECK_MS, only
+    // while a build is on: an lstat and a kill(pid, 0) once the server is known (LockPoller).
     const now = Date.now();
     if (!this.buildActive) this.lockGoneAt = undefined;
     else if (now - this.lockCheckedAt >= LOCK_CHECK_MS) {
       this.lockCheckedAt = now;
-      if (lockHeld(this.bd.topdir)) this.lockGoneAt = undefined;
+      if (this.lock.held()) this.lockGoneAt = undefined;
       else this.lockGoneAt ??= now;
     }
     if (this.lockGoneAt !== undefined && now - this.lockGoneAt > LOCK_GONE_MS) this.endBuild(now, true);
@@ -281,6 +273,7 @@ export class Watch {
   /** When the lock was first seen not held during a build. */
   private lockGoneAt: number | undefined;
   private lockCheckedAt = 0;
+  private readonly lock: LockPoller;
 
   private lastEnsure = 0;
 
@@ -363,6 +356,7 @@ export class Watch {
     this.sizedBeforeRmWork.clear();
     if (this.buildActive) this.endBuild(t, true);
     this.buildActive = true;
+    this.follower.setPaused(true);
     this.lockGoneAt = undefined;
     this.emit({ type: 'build-start', t, log: file });
     this.feed({ kind: 'build-start', t });
@@ -371,6 +365,7 @@ export class Watch {
   private endBuild(t: number, interrupted: boolean, exitCode?: number): void {
     if (!this.buildActive) return;
     this.buildActive = false;
+    this.follower.setPaused(false);
     this.emit({ type: 'build-end', t, ...(exitCode === undefined ? {} : { exitCode }) });
     this.feed({ kind: 'build-end', t, interrupted });
     for (const resolve of this.buildEndWaiters.splice(0)) resolve();
@@ -393,7 +388,6 @@ export class Watch {
       if (e.state === 'Started') {
         this.emit({ type: 'task-start', t, pf: e.pf, pn, task, setscene, ...replayed });
         this.feed({ kind: 'task-start', ...base });
-        if (arch && CHATTY_TASKS.has(task)) this.watchTemp(`${arch}/${pn}/${pv}`);
         // The console line comes late (the UI writes it): temp/ usually told us first.
         if (task === 'do_rm_work' && !setscene && arch && !this.catchingUp)
           this.sizeBeforeRmWork(`${arch}/${pn}/${pv}`);
@@ -410,7 +404,6 @@ export class Watch {
           ...replayed,
         });
         this.feed({ kind: 'task-end', ...base, ok });
-        if (arch && CHATTY_TASKS.has(task)) this.watchTemp(`${arch}/${pn}/${pv}`);
       }
       return;
     }
@@ -464,19 +457,20 @@ export class Watch {
     });
   }
 
-  /** Whether temp/ of a work dir is watched: busy or waiting for do_rm_work, and no chatty task running. */
+  /**
+   * temp/ of a work dir is watched only while it waits for do_rm_work: the first file do_rm_work
+   * writes there is the moment to size the dir, before the console line says so. While its tasks
+   * run, every line their logs got woke the watcher (a do_compile writes one per compiler call):
+   * the watch had been put on for all active dirs but the three chattiest tasks, and its events
+   * were most of the watcher's wakes in the fake's real-pace build (12-07). A busy dir is sized
+   * by the samples anyway, and a do_rm_work that starts before rambake's model calls the dir
+   * finished is sized from its console line.
+   */
   private tempWanted(key: string): boolean {
-    const e = this.states.entries.get(key);
-    if (e === undefined || (e.state !== 'active' && e.state !== 'waiting-rm-work')) return false;
-    for (const task of e.running) if (CHATTY_TASKS.has(task)) return false;
-    return true;
+    return this.states.entries.get(key)?.state === 'waiting-rm-work';
   }
 
-  /**
-   * Puts or takes the watch on temp/ of a work dir as tempWanted says (after a state change, and
-   * as a chatty task starts or ends): log.task_order names the task that writes, and any change
-   * marks the dir for sizing.
-   */
+  /** Puts or takes the watch on temp/ of a work dir as tempWanted says, after each change of state. */
   private watchTemp(key: string): void {
     const path = this.paths.get(key);
     if (path === undefined || key.startsWith('work-shared/') || this.stopped) return;

@@ -7,6 +7,7 @@ import {
   bitbakeCommands,
   bitbakeProgram,
   decideLockState,
+  LockPoller,
   lockHeld,
   locksOnFile,
   parseLockPid,
@@ -219,6 +220,25 @@ describe.runIf(process.platform === 'linux')('on this host', () => {
       detail: `held by pid ${fake.pid} (bitbake)`,
     });
     expect(lockHeld(topdir)).toBe(true);
+  });
+
+  it('a poller remembers a live BitBake until its file changes or its PID is gone', async () => {
+    const topdir = buildDir();
+    const lock = join(topdir, 'bitbake.lock');
+    const server = await namedSleep('bitbake-server', 30, topdir);
+    writeFileSync(lock, `${server.pid} localhost:36001\n`);
+    const poller = new LockPoller(topdir);
+    expect(poller.held()).toBe(true);
+    expect(poller.held()).toBe(true);
+    // The file now names a live process that is not BitBake: looked at afresh, stale.
+    writeFileSync(lock, `${process.pid}\n`);
+    expect(poller.held()).toBe(false);
+    writeFileSync(lock, `${server.pid} localhost:36001\n`);
+    expect(poller.held()).toBe(true);
+    // The file unchanged, the server killed: its PID is gone, and so is the lock.
+    server.kill();
+    await server.ended();
+    expect(poller.held()).toBe(false);
   });
 
   /** `<dir>/<name> <seconds>`: sleep(1) under a BitBake program's name, as /proc shows it. */

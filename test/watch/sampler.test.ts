@@ -1,5 +1,6 @@
 // The sampler's scan budget: busy work dirs are rescanned only while all scans stay within
-// their share of a core; a dir that just finished is sized even when the budget is spent.
+// their share of a core; a dir that just finished is sized even when the budget is spent, after
+// a grace in which do_rm_work, when it starts, sizes it instead.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,7 @@ function workdir(name: string): string {
 }
 
 describe('Sampler scan budget', () => {
-  it('stops rescanning busy dirs when the budget is spent, but sizes a finished one, and resumes later', async () => {
+  it('stops rescanning busy dirs when the budget is spent, sizes a finished one after its grace even then, and resumes later', async () => {
     // Every reading of the clock moves it 100 ms: each scan "takes" 100 ms.
     let now = 0;
     const sampler = new Sampler(root, 2000, () => {
@@ -32,22 +33,44 @@ describe('Sampler scan budget', () => {
     const states = new WorkdirStates({ rmWork: true, rmWorkExclude: [] });
     const busy = Array.from({ length: 30 }, (_, i) => `core2-64-poky-linux/busy${i}/1.0`);
     for (const key of busy) sampler.markDirty(key, workdir(key.split('/')[1]!));
-    sampler.markDirty('core2-64-poky-linux/done/1.0', workdir('done'), 'waiting-rm-work');
+    const done = 'core2-64-poky-linux/done/1.0';
+    sampler.markDirty(done, workdir('done'), 'waiting-rm-work');
 
     // What each sample measured is in the fill history.
     const measured = () => sampler.history.at(-1)?.workdirs ?? {};
     await sampler.sample(states, false);
     const sized = Object.keys(measured());
-    expect(sized).toContain('core2-64-poky-linux/done/1.0');
-    expect(measured()['core2-64-poky-linux/done/1.0']).toBeGreaterThanOrEqual(8192);
+    // Within its grace (five intervals) the finished dir waits for do_rm_work to size it.
+    expect(sized).not.toContain(done);
     // A 1 s allowance at 100 ms a scan: about ten, not thirty.
     expect(sized.length).toBeGreaterThan(3);
     expect(sized.length).toBeLessThan(15);
 
-    // Twenty minutes on at 0.25 % of a core: three more seconds of scans, enough for the rest.
+    // Its grace over, the budget still spent (10 s at 0.25 % of a core is 25 ms): sized alone.
+    now += 10_000;
+    await sampler.sample(states, false);
+    expect(Object.keys(measured())).toEqual([done]);
+    expect(measured()[done]).toBeGreaterThanOrEqual(8192);
+
+    // Twenty minutes on: three more seconds of scans, enough for the rest.
     now += 20 * 60 * 1000;
     await sampler.sample(states, false);
-    expect(Object.keys(measured()).length + sized.length).toBe(31);
+    expect(Object.keys(measured()).length + sized.length + 1).toBe(31);
+  });
+
+  it('leaves a finished dir to do_rm_work within its grace: one scan, as do_rm_work starts', async () => {
+    const sampler = new Sampler(root, 2000);
+    const states = new WorkdirStates({ rmWork: true, rmWorkExclude: [] });
+    const key = 'core2-64-poky-linux/quick/1.0';
+    const dir = workdir('quick');
+    sampler.markDirty(key, dir, 'waiting-rm-work');
+    await sampler.sample(states, false);
+    expect(sampler.scans).toBe(0);
+    await sampler.measureNow(key, dir, states);
+    expect(sampler.bytes.get(key)).toBeGreaterThanOrEqual(8192);
+    // The grace is dropped with the scan: later samples do not size it again.
+    await sampler.sample(states, false);
+    expect(sampler.scans).toBe(1);
   });
 
   it('sizes everything when asked to, whatever the budget', async () => {
@@ -59,7 +82,8 @@ describe('Sampler scan budget', () => {
   });
 
   it('as do_rm_work starts, sizes the dir again even when a sample sized it after its last other task', async () => {
-    const sampler = new Sampler(root, 2000);
+    // 2 ms intervals: the grace of a finished dir is over in 10 ms.
+    const sampler = new Sampler(root, 2);
     const states = new WorkdirStates({ rmWork: true, rmWorkExclude: [] });
     const key = 'core2-64-poky-linux/zlib/1.0';
     const dir = workdir('zlib');
@@ -77,7 +101,7 @@ describe('Sampler scan budget', () => {
     task('task-start', 'do_compile');
     task('task-end', 'do_compile');
     sampler.markDirty(key, dir, 'waiting-rm-work');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 20));
     await sampler.sample(states, false);
     const sized = sampler.bytes.get(key)!;
     const scans = sampler.scans;
