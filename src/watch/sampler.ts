@@ -224,9 +224,6 @@ export class Sampler {
     const started = this.clock();
     const scan = await scanTree(path, WATCHER_SCAN);
     const took = this.clock() - started;
-      process.stderr.write(
-        `SCAN ${new Date().toISOString().slice(11, 23)} ${key} ${took.toFixed(1)}ms ${scan.files} files ${new Error().stack?.split('\n')[3]?.trim()}\n`,
-      );
     this.scans++;
     this.scanMs += took;
     this.scannedAt.set(key, t);
