@@ -54,22 +54,27 @@ const fakeEnv = (scenario: string, timeScale: number): Record<string, string> =>
   FAKE_BITBAKE_TIME_SCALE: String(timeScale),
 });
 
+/** `rambake watch` in `topdir`, given SETTLE_S to start before anything is measured. */
+async function settledWatcher(topdir: string, env: Record<string, string>) {
+  const watcher = execa(process.execPath, [ENTRY, 'watch'], {
+    cwd: topdir,
+    env,
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    stdout: 'ignore',
+  });
+  await sleep(SETTLE_S * 1000);
+  return { watcher, pid: watcher.pid! };
+}
+
 /** `rambake watch` idle, then during a build at real pace: its CPU share in each phase. */
 async function realPace(): Promise<BenchRow[]> {
   const copy = copyExample();
   try {
     appendFileSync(join(copy.topdir, 'conf', 'local.conf'), 'INHERIT += "rm_work"\n');
     const env = fakeEnv('real-pace', 1);
-    const watcher = execa(process.execPath, [ENTRY, 'watch'], {
-      cwd: copy.topdir,
-      env,
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      stdout: 'ignore',
-    });
-    const pid = watcher.pid!;
-    await sleep(SETTLE_S * 1000);
+    const { watcher, pid } = await settledWatcher(copy.topdir, env);
     const phase = async (run: () => Promise<unknown>) => {
       const [cpu0, t0] = [cpuSeconds(pid), performance.now()];
       await run();
@@ -142,16 +147,7 @@ async function manyRecipes(): Promise<BenchRow[]> {
   try {
     const arch = join(copy.topdir, 'tmp', 'work', 'core2-64-poky-linux');
     mkdirSync(arch, { recursive: true });
-    const watcher = execa(process.execPath, [ENTRY, 'watch'], {
-      cwd: copy.topdir,
-      env: fakeEnv('real-pace', 1),
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      stdout: 'ignore',
-    });
-    const pid = watcher.pid!;
-    await sleep(SETTLE_S * 1000);
+    const { watcher, pid } = await settledWatcher(copy.topdir, fakeEnv('real-pace', 1));
     let made = 0;
     // One recipe's dir as do_fetch leaves it: <pn>/<pv>/temp/ with a log and its link.
     const batch = async (n: number) => {

@@ -1,6 +1,6 @@
 // The long-running part of `rambake watch` and `rambake run`: follows the console log, watches
 // work/<arch>/<pn> folders (depth-limited; never a recursive watch of TMPDIR) and the temp/ of
-// work dirs waiting for do_rm_work, samples statfs and the sizes of the work dirs that changed, feeds the state
+// busy work dirs, samples statfs and the sizes of the work dirs that changed, feeds the state
 // machine and appends everything to the timeline. It writes nothing under TMPDIR.
 
 import { existsSync, type FSWatcher as NodeWatcher, readdirSync, watch as watchDir } from 'node:fs';
@@ -61,6 +61,18 @@ const LOCK_CHECK_MS = 2000;
 const LOCK_GONE_MS = 2000;
 /** What BitBake writes into temp/ as do_rm_work starts: its log file (and symlink), its script. */
 const RM_WORK_STARTS = /^(log|run)\.do_rm_work(\.\d+)?$/;
+/**
+ * Tasks whose output streams into their log in temp/ while they run: every write wakes a watch
+ * on temp/ (a writer of one line per millisecond: 8,140 events and 153 ms of this process's CPU
+ * in 10 s, 12-05), and a real do_compile writes a line per compiler call. temp/ is not watched
+ * while one of them runs: do_rm_work comes after do_install, do_package and the rest, so it
+ * cannot start before the console log tells that the task ended and the watch is back. The
+ * watch goes as soon as one of their files appears in temp/ (CHATTY_FILES), not when the console
+ * log says the task started: until that poll their first lines had been a third of the watch's
+ * events in the fake's real-pace build (12-07).
+ */
+const CHATTY_TASKS = new Set(['do_configure', 'do_compile', 'do_install']);
+const CHATTY_FILES = /^(log|run)\.do_(configure|compile|install)(\.\d+)?$/;
 /** With no build on, how often the watcher looks for work/ and work-shared/ to appear. */
 const IDLE_LOOK_MS = 2000;
 /** Console-log reads while attaching to a running build (each reads up to 4 MiB). */
@@ -76,7 +88,7 @@ export class Watch {
   private readonly paths = new Map<string, string>();
   private dirWatcher: DirTree | undefined;
   private sharedWatcher: DirTree | undefined;
-  /** temp/ of work dirs waiting for do_rm_work: one plain fs.watch each (tempWanted). */
+  /** temp/ of busy work dirs: one plain fs.watch each (chokidar would add a watch per file). */
   private readonly tempWatched = new Map<string, NodeWatcher>();
   private timer: NodeJS.Timeout | undefined;
   private lastSample = 0;
@@ -388,6 +400,7 @@ export class Watch {
       if (e.state === 'Started') {
         this.emit({ type: 'task-start', t, pf: e.pf, pn, task, setscene, ...replayed });
         this.feed({ kind: 'task-start', ...base });
+        if (arch && CHATTY_TASKS.has(task)) this.watchTemp(`${arch}/${pn}/${pv}`);
         // The console line comes late (the UI writes it): temp/ usually told us first.
         if (task === 'do_rm_work' && !setscene && arch && !this.catchingUp)
           this.sizeBeforeRmWork(`${arch}/${pn}/${pv}`);
@@ -404,6 +417,7 @@ export class Watch {
           ...replayed,
         });
         this.feed({ kind: 'task-end', ...base, ok });
+        if (arch && CHATTY_TASKS.has(task)) this.watchTemp(`${arch}/${pn}/${pv}`);
       }
       return;
     }
@@ -457,20 +471,20 @@ export class Watch {
     });
   }
 
-  /**
-   * temp/ of a work dir is watched only while it waits for do_rm_work: the first file do_rm_work
-   * writes there is the moment to size the dir, before the console line says so. While its tasks
-   * run, every line their logs got woke the watcher (a do_compile writes one per compiler call):
-   * the watch had been put on for all active dirs but the three chattiest tasks, and its events
-   * were most of the watcher's wakes in the fake's real-pace build (12-07). A busy dir is sized
-   * by the samples anyway, and a do_rm_work that starts before rambake's model calls the dir
-   * finished is sized from its console line.
-   */
+  /** Whether temp/ of a work dir is watched: busy or waiting for do_rm_work, and no chatty task running. */
   private tempWanted(key: string): boolean {
-    return this.states.entries.get(key)?.state === 'waiting-rm-work';
+    const e = this.states.entries.get(key);
+    if (e === undefined || (e.state !== 'active' && e.state !== 'waiting-rm-work')) return false;
+    for (const task of e.running) if (CHATTY_TASKS.has(task)) return false;
+    return true;
   }
 
-  /** Puts or takes the watch on temp/ of a work dir as tempWanted says, after each change of state. */
+  /**
+   * Puts or takes the watch on temp/ of a work dir as tempWanted says (after a state change, and
+   * as a chatty task starts or ends): the first file do_rm_work writes there is the moment to
+   * size the dir, sooner than its console line (in a fast replay the dir was half deleted by
+   * then), and any change marks the dir for sizing.
+   */
   private watchTemp(key: string): void {
     const path = this.paths.get(key);
     if (path === undefined || key.startsWith('work-shared/') || this.stopped) return;
@@ -480,6 +494,12 @@ export class Watch {
     if (wanted && !watching && existsSync(temp)) {
       try {
         const w = watchDir(temp, { persistent: false }, (_event, name) => {
+          if (typeof name === 'string' && CHATTY_FILES.test(name)) {
+            // A chatty task started: off until the console log says it ended (watchTemp).
+            w.close();
+            this.tempWatched.delete(temp);
+            return;
+          }
           this.sampler.markDirty(key, path);
           if (typeof name === 'string' && RM_WORK_STARTS.test(name)) this.sizeBeforeRmWork(key);
         });
