@@ -493,20 +493,17 @@ export class Watch {
     const watching = this.tempWatched.get(temp);
     if (wanted && !watching && existsSync(temp)) {
       try {
+        const drop = () => {
+          w.close();
+          this.tempWatched.delete(temp);
+        };
         const w = watchDir(temp, { persistent: false }, (_event, name) => {
-          if (typeof name === 'string' && CHATTY_FILES.test(name)) {
-            // A chatty task started: off until the console log says it ended (watchTemp).
-            w.close();
-            this.tempWatched.delete(temp);
-            return;
-          }
+          // A chatty task started: off until the console log says it ended (watchTemp).
+          if (typeof name === 'string' && CHATTY_FILES.test(name)) return drop();
           this.sampler.markDirty(key, path);
           if (typeof name === 'string' && RM_WORK_STARTS.test(name)) this.sizeBeforeRmWork(key);
         });
-        w.on('error', () => {
-          w.close();
-          this.tempWatched.delete(temp);
-        });
+        w.on('error', drop);
         this.tempWatched.set(temp, w);
       } catch {
         // temp/ vanished between the check and the watch: nothing to follow
