@@ -498,8 +498,12 @@ export class Watch {
           this.tempWatched.delete(temp);
         };
         const w = watchDir(temp, { persistent: false }, (_event, name) => {
-          // A chatty task started: off until the console log says it ended (watchTemp).
-          if (typeof name === 'string' && CHATTY_FILES.test(name)) return drop();
+          // A chatty task started: off until the console log says it ended (watchTemp). A late
+          // write to the file of one that has ended (its last lines, its log link) is no start:
+          // dropped then, the watch stayed off for the rest of the dir's life, do_rm_work's
+          // first file went unseen, and a CI run saw temp/ unwatched during do_package.
+          const chatty = typeof name === 'string' ? CHATTY_FILES.exec(name) : null;
+          if (chatty && !this.states.entries.get(key)?.done.has(`do_${chatty[2]}`)) return drop();
           this.sampler.markDirty(key, path);
           if (typeof name === 'string' && RM_WORK_STARTS.test(name)) this.sizeBeforeRmWork(key);
         });
