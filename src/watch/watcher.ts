@@ -72,7 +72,7 @@ const RM_WORK_STARTS = /^(log|run)\.do_rm_work(\.\d+)?$/;
  * events in the fake's real-pace build (12-07).
  */
 const CHATTY_TASKS = new Set(['do_configure', 'do_compile', 'do_install']);
-const CHATTY_FILES = /^(log|run)\.do_(configure|compile|install)(\.\d+)?$/;
+const CHATTY_FILES = new RegExp(`^(?:log|run)\\.(${[...CHATTY_TASKS].join('|')})(?:\\.\\d+)?$`);
 /** With no build on, how often the watcher looks for work/ and work-shared/ to appear. */
 const IDLE_LOOK_MS = 2000;
 /** Console-log reads while attaching to a running build (each reads up to 4 MiB). */
@@ -498,12 +498,11 @@ export class Watch {
           this.tempWatched.delete(temp);
         };
         const w = watchDir(temp, { persistent: false }, (_event, name) => {
-          // A chatty task started: off until the console log says it ended (watchTemp). A late
-          // write to the file of one that has ended (its last lines, its log link) is no start:
-          // dropped then, the watch stayed off for the rest of the dir's life, do_rm_work's
-          // first file went unseen, and a CI run saw temp/ unwatched during do_package.
+          // A chatty task started: off until the console log says it ended (watchTemp). An event
+          // on the file of one that has ended (a late write, a change of owner) is no start: it
+          // would leave the watch off for the rest of the dir's life.
           const chatty = typeof name === 'string' ? CHATTY_FILES.exec(name) : null;
-          if (chatty && !this.states.entries.get(key)?.done.has(`do_${chatty[2]}`)) return drop();
+          if (chatty && !this.states.entries.get(key)?.done.has(chatty[1]!)) return drop();
           this.sampler.markDirty(key, path);
           if (typeof name === 'string' && RM_WORK_STARTS.test(name)) this.sizeBeforeRmWork(key);
         });
