@@ -114,14 +114,18 @@ describe('rambake run and watch as processes', () => {
     // real-pace: do_compile prints 50 lines a second for 5 scenario seconds (1.5 s here).
     const { watcher, build } = await watchThenBuild(b.topdir, buildEnv('real-pace', '0.3'));
     const temp = join(b.topdir, 'tmp', 'work', 'core2-64-poky-linux', 'busybox', '1.37.0', 'temp');
-    // A task's state as the watcher has taken it in: its task-start line written, its task-end not.
-    const running = (task: string) => {
+    // The task's lines in the timeline. The lines of one turn of the watcher's event loop are
+    // written as the turn ends, after the watch was put on or taken off in it: a start line read
+    // means the watch is already as the task wants it, but the end's line comes after the watch
+    // changed for the next task (a look in between found temp/ unwatched "during" do_package).
+    const lines = (task: string) => {
       const tag = `"pn":"busybox","task":"${task}"`;
-      const lines = timelineText(b.topdir)
+      return timelineText(b.topdir)
         .split('\n')
-        .filter((l) => l.includes(tag));
-      return lines.some((l) => l.includes('"task-start"')) && !lines.some((l) => l.includes('"task-end"'));
+        .filter((l) => l.includes(tag) && (l.includes('"task-start"') || l.includes('"task-end"')))
+        .map((l) => JSON.parse(l) as { type: string; t: number });
     };
+    const started = (task: string) => lines(task).some((l) => l.type === 'task-start');
     const watched = () => {
       const ino = `ino:${statSync(temp).ino.toString(16)} `;
       const dir = `/proc/${watcher.pid}/fdinfo`;
@@ -133,27 +137,28 @@ describe('rambake run and watch as processes', () => {
         }
       });
     };
-    const seen = { compiling: [] as boolean[], packaging: [] as boolean[] };
+    const looks: { task: string; after: number; watched: boolean }[] = [];
     await until(
       () => {
-        for (const [task, into] of [
-          ['do_compile', seen.compiling],
-          ['do_package', seen.packaging],
-        ] as const) {
-          if (!running(task)) continue;
-          const w = watched();
-          // Counted only when the task is still running after the look (no end in between).
-          if (running(task)) into.push(w);
+        for (const task of ['do_compile', 'do_package']) {
+          if (!started(task) || lines(task).some((l) => l.type === 'task-end')) continue;
+          looks.push({ task, watched: watched(), after: Date.now() });
         }
         return timelineText(b.topdir).includes('"build-end"');
       },
       'the build to end',
       60_000,
     );
-    expect(seen.compiling.length).toBeGreaterThan(3);
-    expect(seen.compiling.every((w) => !w)).toBe(true);
-    expect(seen.packaging.length).toBeGreaterThan(3);
-    expect(seen.packaging.every((w) => w)).toBe(true);
+    // A look counts when the watcher had not yet taken in the task's end: the end's time is
+    // taken as the watcher reads it, before the watch changes.
+    const during = (task: string) => {
+      const end = lines(task).find((l) => l.type === 'task-end')?.t ?? 0;
+      return looks.filter((l) => l.task === task && l.after < end).map((l) => l.watched);
+    };
+    expect(during('do_compile').length).toBeGreaterThan(3);
+    expect(during('do_compile').every((w) => !w)).toBe(true);
+    expect(during('do_package').length).toBeGreaterThan(3);
+    expect(during('do_package').every((w) => w)).toBe(true);
     expect((await build).exitCode).toBe(0);
   }, 90_000);
 
