@@ -125,7 +125,6 @@ describe('rambake run and watch as processes', () => {
         .filter((l) => l.includes(tag) && (l.includes('"task-start"') || l.includes('"task-end"')))
         .map((l) => JSON.parse(l) as { type: string; t: number });
     };
-    const started = (task: string) => lines(task).some((l) => l.type === 'task-start');
     const watched = () => {
       const ino = `ino:${statSync(temp).ino.toString(16)} `;
       const dir = `/proc/${watcher.pid}/fdinfo`;
@@ -141,7 +140,8 @@ describe('rambake run and watch as processes', () => {
     await until(
       () => {
         for (const task of ['do_compile', 'do_package']) {
-          if (!started(task) || lines(task).some((l) => l.type === 'task-end')) continue;
+          const seen = lines(task);
+          if (!seen.some((l) => l.type === 'task-start') || seen.some((l) => l.type === 'task-end')) continue;
           looks.push({ task, watched: watched(), after: Date.now() });
         }
         return timelineText(b.topdir).includes('"build-end"');
