@@ -27,6 +27,8 @@ const NINE = 57;
 const BLANK = 32;
 const OPEN = 40;
 const CLOSE = 41;
+const LOWER_S = 115;
+const LOWER_N = 110;
 
 /**
  * Reads `text[from, to)` as a task start; undefined when it is not one. The tid is a slice of
@@ -41,23 +43,37 @@ export function readTaskRun(
   lineNo: number,
   bytes?: Buffer,
 ): TaskRunEvent | undefined {
-  if (!at(text, from, 'Running ')) return undefined;
-  let i = from + 8;
+  return text.startsWith('Running ', from) ? readTaskRunAfter(text, from + 8, to, lineNo, bytes) : undefined;
+}
+
+/** readTaskRun where the line is known to hold 'Running ' before `from`. */
+export function readTaskRunAfter(
+  text: string,
+  from: number,
+  to: number,
+  lineNo: number,
+  bytes?: Buffer,
+): TaskRunEvent | undefined {
+  let i = from;
   let mode: TaskRunMode = 'normal';
-  // The literals hold no newline, so none of them can match past the line's end.
-  if (at(text, i, 'setscene ')) {
+  // The literals hold no newline, so none of them can match past the line's end. Their first
+  // letter is tested first: most task starts are normal, and their lines skip both calls.
+  const c = text.charCodeAt(i);
+  if (c === LOWER_S && text.startsWith('setscene ', i)) {
     mode = 'setscene';
     i += 9;
-  } else if (at(text, i, 'noexec ')) {
+  } else if (c === LOWER_N && text.startsWith('noexec ', i)) {
     mode = 'noexec';
     i += 7;
   }
-  if (!at(text, i, 'task ')) return undefined;
+  if (!text.startsWith('task ', i)) return undefined;
   const indexFrom = i + 5;
-  const indexTo = digitsEnd(text, indexFrom, to);
-  if (indexTo === indexFrom || !at(text, indexTo, ' of ')) return undefined;
+  const indexTo = readNumber(text, indexFrom, to);
+  const index = numberRead;
+  if (indexTo === indexFrom || !text.startsWith(' of ', indexTo)) return undefined;
   const totalFrom = indexTo + 4;
-  const totalTo = digitsEnd(text, totalFrom, to);
+  const totalTo = readNumber(text, totalFrom, to);
+  const total = numberRead;
   // ' (' then at least one character, and ')' last.
   if (totalTo === totalFrom || totalTo + 3 >= to) return undefined;
   if (text.charCodeAt(totalTo) !== BLANK || text.charCodeAt(totalTo + 1) !== OPEN) return undefined;
@@ -65,27 +81,21 @@ export function readTaskRun(
   const tid = bytes === undefined ? text.slice(totalTo + 2, to - 1) : latin1(bytes, totalTo + 2, to - 1);
   // Bytes given are ASCII, where only '\r' is not a `.`.
   if (bytes === undefined ? NOT_DOT.test(tid) : tid.includes('\r')) return undefined;
-  const index = digits(text, indexFrom, indexTo);
-  const total = digits(text, totalFrom, totalTo);
   return { kind: 'task-run', mode, index, total, tid, lineNo };
 }
 
-// `lit` at `text[i]`: compared in place (startsWith is a call that TurboFan does not inline).
-function at(text: string, i: number, lit: string): boolean {
-  for (let k = 0; k < lit.length; k++) if (text.charCodeAt(i + k) !== lit.charCodeAt(k)) return false;
-  return true;
-}
+/** The number readNumber read last: a second result without an object per call. */
+let numberRead = 0;
 
-function digitsEnd(text: string, from: number, to: number): number {
+/**
+ * Reads the digits from `from` (before `to`) into numberRead and returns where they end. Summed
+ * digit by digit while that is exact (below 2^53); longer runs as Number() rounds them.
+ */
+function readNumber(text: string, from: number, to: number): number {
   let i = from;
-  for (let c = text.charCodeAt(i); i < to && c >= ZERO && c <= NINE; c = text.charCodeAt(++i));
-  return i;
-}
-
-// Summed digit by digit while that is exact (below 2^53); longer runs as Number() rounds them.
-function digits(text: string, from: number, to: number): number {
-  if (to - from > 15) return Number(text.slice(from, to));
   let n = 0;
-  for (let i = from; i < to; i++) n = n * 10 + text.charCodeAt(i) - ZERO;
-  return n;
+  for (let c = text.charCodeAt(i); i < to && c >= ZERO && c <= NINE; c = text.charCodeAt(++i))
+    n = n * 10 + c - ZERO;
+  numberRead = i - from > 15 ? Number(text.slice(from, i)) : n;
+  return i;
 }
