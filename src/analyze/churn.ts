@@ -157,8 +157,8 @@ export interface ChurnReport {
 
 const cost = (t: BuildstatsTask | undefined) => ({
   elapsed: t?.elapsed ?? null,
-  wchar: t?.io.wchar ?? null,
-  writeBytes: t?.io.write_bytes ?? null,
+  wchar: t?.wchar ?? null,
+  writeBytes: t?.writeBytes ?? null,
 });
 
 /** Classifies every build; `evidence` applies to the last build of `builds`. */

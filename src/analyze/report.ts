@@ -264,8 +264,7 @@ export function downsample<T extends TimelineSample>(samples: readonly T[], max:
 export function taskCpuSeconds(t: BuildstatsTask): number {
   const ticks = [t.utime, t.stime, t.cutime, t.cstime];
   if (ticks.some((x) => x !== undefined)) return ticks.reduce<number>((a, b) => a + (b ?? 0), 0) / 100;
-  const r = (o: Record<string, number>) => (o.ru_utime ?? 0) + (o.ru_stime ?? 0);
-  return r(t.rusage) + r(t.childRusage);
+  return (t.ruUtime ?? 0) + (t.ruStime ?? 0) + (t.childRuUtime ?? 0) + (t.childRuStime ?? 0);
 }
 
 /** CPU time per recipe (PF), most first. */

@@ -128,15 +128,15 @@ export function fastLine(r: BuildstatsTask, buf: Uint8Array, p: number, length: 
       if (buf[p + 1] !== 79 || buf[p + 2] !== 32) return -1;
       q = keyedNumber(buf, p + 3, length);
       if (q < 0) return -1;
-      if (same(buf, p + 3, keyEnd, L.wchar)) r.io.wchar = value;
-      else if (same(buf, p + 3, keyEnd, L.writeBytes)) r.io.write_bytes = value;
+      if (same(buf, p + 3, keyEnd, L.wchar)) r.wchar = value;
+      else if (same(buf, p + 3, keyEnd, L.writeBytes)) r.writeBytes = value;
       return q;
     case 114: // rusage <key>: <n>
       q = match(buf, p, length, L.rusage);
-      return q < 0 ? -1 : rusageLine(r.rusage, buf, q, length);
+      return q < 0 ? -1 : rusageLine(r, false, buf, q, length);
     case 67: // Child rusage <key>: <n>
       q = match(buf, p, length, L.child);
-      return q < 0 ? -1 : rusageLine(r.childRusage, buf, q, length);
+      return q < 0 ? -1 : rusageLine(r, true, buf, q, length);
     case 83: // Started: <n> | Status: PASSED
       q = match(buf, p, length, L.started);
       if (q >= 0) {
@@ -175,12 +175,19 @@ export function fastLine(r: BuildstatsTask, buf: Uint8Array, p: number, length: 
   return -1;
 }
 
-function rusageLine(into: Record<string, number>, buf: Uint8Array, p: number, length: number): number {
+function rusageLine(r: BuildstatsTask, child: boolean, buf: Uint8Array, p: number, length: number): number {
   const q = keyedNumber(buf, p, length);
   if (q < 0) return -1;
-  if (same(buf, p, keyEnd, L.ruUtime)) into.ru_utime = value;
-  else if (same(buf, p, keyEnd, L.ruStime)) into.ru_stime = value;
-  else if (same(buf, p, keyEnd, L.ruMaxrss)) into.ru_maxrss = value;
+  if (same(buf, p, keyEnd, L.ruUtime)) {
+    if (child) r.childRuUtime = value;
+    else r.ruUtime = value;
+  } else if (same(buf, p, keyEnd, L.ruStime)) {
+    if (child) r.childRuStime = value;
+    else r.ruStime = value;
+  } else if (same(buf, p, keyEnd, L.ruMaxrss)) {
+    if (child) r.childRuMaxrss = value;
+    else r.ruMaxrss = value;
+  }
   return q;
 }
 

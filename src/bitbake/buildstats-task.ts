@@ -30,12 +30,20 @@ export interface BuildstatsTask {
   stime?: number;
   cutime?: number;
   cstime?: number;
-  /** /proc/<pid>/io: only IO_KEYS (wchar, write_bytes); other `IO x:` lines are checked, not kept. */
-  io: Record<string, number>;
-  /** getrusage(RUSAGE_SELF): only RUSAGE_KEYS (ru_utime, ru_stime, ru_maxrss in KiB). */
-  rusage: Record<string, number>;
-  /** getrusage(RUSAGE_CHILDREN): only RUSAGE_KEYS. */
-  childRusage: Record<string, number>;
+  // The `IO x:` and `[Child ]rusage x:` keys rambake reads, as fields of the record itself: with
+  // three nested objects per record a new process read 50,000 files in 766 ms, with none 717
+  // (medians of 8 alternating runs, 12-07). Other such lines are checked, not kept.
+  /** /proc/<pid>/io `wchar` and `write_bytes`. */
+  wchar?: number;
+  writeBytes?: number;
+  /** getrusage(RUSAGE_SELF) `ru_utime`, `ru_stime` (seconds) and `ru_maxrss` (KiB). */
+  ruUtime?: number;
+  ruStime?: number;
+  ruMaxrss?: number;
+  /** getrusage(RUSAGE_CHILDREN): the same three. */
+  childRuUtime?: number;
+  childRuStime?: number;
+  childRuMaxrss?: number;
   /** `Key: value` lines this parser does not know, kept as text. */
   other: Record<string, string>;
   /** The task finished: a Status or Ended line is present. */
@@ -44,9 +52,16 @@ export interface BuildstatsTask {
   skipped: string[];
 }
 
-/** The keys of `IO x:` and `[Child ]rusage x:` lines that rambake reads. */
-export const IO_KEYS = ['wchar', 'write_bytes'] as const;
-export const RUSAGE_KEYS = ['ru_utime', 'ru_stime', 'ru_maxrss'] as const;
+/** The record's fields that `IO x:` and `[Child ]rusage x:` lines fill. */
+type UsageField =
+  | 'wchar'
+  | 'writeBytes'
+  | 'ruUtime'
+  | 'ruStime'
+  | 'ruMaxrss'
+  | 'childRuUtime'
+  | 'childRuStime'
+  | 'childRuMaxrss';
 
 const SETSCENE = '_setscene';
 
@@ -99,8 +114,20 @@ const K = {
   doPrefix: ascii('do_'),
 };
 const TIMES = (['utime', 'stime', 'cutime', 'cstime'] as const).map((key) => [key, ascii(key)] as const);
-const IO_BYTES = IO_KEYS.map((key) => [key, ascii(key)] as const);
-const RUSAGE_BYTES = RUSAGE_KEYS.map((key) => [key, ascii(key)] as const);
+const IO_FIELDS = [
+  ['wchar', ascii('wchar')],
+  ['writeBytes', ascii('write_bytes')],
+] as const;
+const RUSAGE_FIELDS = [
+  ['ruUtime', ascii('ru_utime')],
+  ['ruStime', ascii('ru_stime')],
+  ['ruMaxrss', ascii('ru_maxrss')],
+] as const;
+const CHILD_FIELDS = [
+  ['childRuUtime', ascii('ru_utime')],
+  ['childRuStime', ascii('ru_stime')],
+  ['childRuMaxrss', ascii('ru_maxrss')],
+] as const;
 
 // Shared by the records that have no unknown key and no skipped line (nearly all): two objects
 // fewer per record. Frozen: a record's own are made on the first write.
@@ -129,9 +156,14 @@ export function parseBuildstatsBytes(
     stime: undefined,
     cutime: undefined,
     cstime: undefined,
-    io: {},
-    rusage: {},
-    childRusage: {},
+    wchar: undefined,
+    writeBytes: undefined,
+    ruUtime: undefined,
+    ruStime: undefined,
+    ruMaxrss: undefined,
+    childRuUtime: undefined,
+    childRuStime: undefined,
+    childRuMaxrss: undefined,
     other: NO_OTHER,
     complete: false,
     skipped: NO_SKIPPED,
@@ -174,11 +206,11 @@ function applyLine(r: BuildstatsTask, buf: Uint8Array, from: number, to: number,
   }
   while (valueFrom < to && isBlank(buf[valueFrom]!)) valueFrom++;
   if (keyEnd === from) return false;
-  if (startsWith(buf, from, keyEnd, K.io)) return setIn(r.io, IO_BYTES, buf, from + 3, keyEnd, valueFrom, to);
+  if (startsWith(buf, from, keyEnd, K.io)) return setIn(r, IO_FIELDS, buf, from + 3, keyEnd, valueFrom, to);
   if (startsWith(buf, from, keyEnd, K.rusage))
-    return setIn(r.rusage, RUSAGE_BYTES, buf, from + 7, keyEnd, valueFrom, to);
+    return setIn(r, RUSAGE_FIELDS, buf, from + 7, keyEnd, valueFrom, to);
   if (startsWith(buf, from, keyEnd, K.child))
-    return setIn(r.childRusage, RUSAGE_BYTES, buf, from + 13, keyEnd, valueFrom, to);
+    return setIn(r, CHILD_FIELDS, buf, from + 13, keyEnd, valueFrom, to);
   let n: number;
   if (same(buf, from, keyEnd, K.event)) return valueFrom < to;
   if (same(buf, from, keyEnd, K.started)) {
@@ -264,8 +296,8 @@ function sameText(buf: Uint8Array, from: number, to: number, s: string): boolean
 }
 
 function setIn(
-  into: Record<string, number>,
-  keys: readonly (readonly [string, Uint8Array])[],
+  into: BuildstatsTask,
+  keys: readonly (readonly [UsageField, Uint8Array])[],
   buf: Uint8Array,
   keyFrom: number,
   keyEnd: number,

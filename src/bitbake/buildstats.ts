@@ -12,10 +12,8 @@ import { READ_LIMIT, type ReadBatch, readInWorker } from './buildstats-worker.js
 
 export {
   type BuildstatsTask,
-  IO_KEYS,
   parseBuildstatsBytes,
   parseBuildstatsTask,
-  RUSAGE_KEYS,
   splitTaskName,
   type TaskStatus,
 } from './buildstats-task.js';

@@ -29,7 +29,7 @@ export function summariseCompileRss(
   const perTask: { pf: string; bytes: number }[] = [];
   for (const t of tasks) {
     if (t.task !== 'do_compile' || t.setscene || !t.complete) continue;
-    const kib = t.childRusage.ru_maxrss ?? t.rusage.ru_maxrss;
+    const kib = t.childRuMaxrss ?? t.ruMaxrss;
     if (kib !== undefined && kib > 0) perTask.push({ pf: t.pf, bytes: kib * 1024 });
   }
   if (perTask.length === 0) return undefined;
@@ -96,7 +96,7 @@ export function taskTimesOf(builds: readonly BuildstatsBuild[]): TaskTimes {
       const task = t.setscene ? `${t.task}_setscene` : t.task;
       if (t.elapsed !== undefined) out.seconds.set(`${pn}:${task}`, t.elapsed);
       if (t.started !== undefined && t.ended !== undefined) {
-        const wchar = t.io.wchar;
+        const wchar = t.wchar;
         out.spans.push({
           pn,
           task,
