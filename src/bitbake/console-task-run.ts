@@ -33,7 +33,8 @@ const LOWER_N = 110;
 /**
  * Reads `text[from, to)` as a task start; undefined when it is not one. The tid is a slice of
  * `text`, or, given `bytes` (an ASCII chunk `text` was decoded from), a copy of them: a kept
- * event then does not keep the whole chunk alive.
+ * event then does not keep the whole chunk alive. `running`: the caller already found
+ * 'Running ' at `from` (the bulk reader's needle search), not tested again.
  *   'Running setscene task 11 of 12 (/l/zlib_1.3.1.bb:do_package_setscene)' → setscene, 11, 12, tid
  */
 export function readTaskRun(
@@ -42,19 +43,10 @@ export function readTaskRun(
   to: number,
   lineNo: number,
   bytes?: Buffer,
+  running = false,
 ): TaskRunEvent | undefined {
-  return text.startsWith('Running ', from) ? readTaskRunAfter(text, from + 8, to, lineNo, bytes) : undefined;
-}
-
-/** readTaskRun where the line is known to hold 'Running ' before `from`. */
-export function readTaskRunAfter(
-  text: string,
-  from: number,
-  to: number,
-  lineNo: number,
-  bytes?: Buffer,
-): TaskRunEvent | undefined {
-  let i = from;
+  if (!running && !text.startsWith('Running ', from)) return undefined;
+  let i = from + 8;
   let mode: TaskRunMode = 'normal';
   // The literals hold no newline, so none of them can match past the line's end. Their first
   // letter is tested first: most task starts are normal, and their lines skip both calls.

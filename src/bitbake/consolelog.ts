@@ -8,7 +8,7 @@
 import { isAscii } from 'node:buffer';
 import { closeSync, read } from 'node:fs';
 import { openCheckedSync } from '../system/read-file.js';
-import { readTaskRun, readTaskRunAfter, type TaskRunEvent } from './console-task-run.js';
+import { readTaskRun, type TaskRunEvent } from './console-task-run.js';
 import { LineSplitter, latin1, type ReadLinesOptions, type ReadLinesResult } from './lines.js';
 
 export type LogLevel = 'DEBUG' | 'NOTE' | 'WARNING' | 'ERROR' | 'CRITICAL';
@@ -353,7 +353,8 @@ async function* readAhead(path: string, chunkBytes: number): AsyncGenerator<Buff
 // classifyMessage wants them (ASCII, so the same in the bytes and in the decoded line).
 // message and text can come from any line: none.
 const BLOCK_START = 'Build Configuration:';
-const RUN_NEEDLE = 'NOTE: Running ';
+const LEVEL_NOTE = 'NOTE: ';
+const RUN_NEEDLE = `${LEVEL_NOTE}Running `;
 const SSTATE_NEEDLE = 'Sstate summary:';
 const NEEDLES: Partial<Record<ConsoleEventKind, string>> = {
   'task-run': RUN_NEEDLE,
@@ -512,7 +513,7 @@ class NeedleLines {
     if (!this.runs || this.parser.inBlock) return false;
     // The search found the needle where the line starts, or every line is read.
     if (this.runNeedle >= 0 ? this.next[this.runNeedle] !== s : !text.startsWith(RUN_NEEDLE, s)) return false;
-    const event = readTaskRunAfter(text, s + RUN_NEEDLE.length, end, this.parser.skip(0) + 1, chunk);
+    const event = readTaskRun(text, s + LEVEL_NOTE.length, end, this.parser.skip(0) + 1, chunk, true);
     // The parser tests for the summary first, wherever it stands in the line: in a task start
     // only the tid can hold it (searching the chunk for it instead cost 13 % of the read).
     if (event === undefined || event.tid.includes(SSTATE_NEEDLE)) return false;
