@@ -14,6 +14,7 @@ const L = {
   started: lit('Started: '),
   ended: lit('Ended: '),
   elapsed: lit('Elapsed time: '),
+  event: lit('Event: '),
   seconds: lit(' seconds'),
   status: lit('Status: '),
   passed: lit('PASSED'),
@@ -155,7 +156,8 @@ export function fastLine(r: BuildstatsTask, buf: Uint8Array, p: number, length: 
         }
         return q;
       }
-      return elapsedLine(r, buf, match(buf, p, length, L.elapsed), length);
+      q = match(buf, p, length, L.elapsed);
+      return q >= 0 ? elapsedLine(r, buf, q, length) : eventLine(buf, match(buf, p, length, L.event), length);
     case 117: // utime
       q = numberLine(buf, match(buf, p, length, L.utime), length);
       if (q >= 0) r.utime = value;
@@ -201,8 +203,50 @@ function statusLine(r: BuildstatsTask, buf: Uint8Array, p: number, length: numbe
   return q;
 }
 
-function elapsedLine(r: BuildstatsTask, buf: Uint8Array, p: number, length: number): number {
+/** `Event: <text>`: checked, not kept (the generic path wants a value that is not only blanks). */
+function eventLine(buf: Uint8Array, p: number, length: number): number {
   if (p < 0) return -1;
+  let text = false;
+  for (; p < length; p++) {
+    const c = buf[p]!;
+    if (c === 10) break;
+    if (!isBlank(c)) text = true;
+  }
+  return text ? p + 1 : -1;
+}
+
+/**
+ * The `<PF>: <task>` line when it names exactly the folder and file read (nearly always, and
+ * then nothing is set): the position after it, else -1. `pf` and `taskFile` hold no blank and
+ * the task starts with `do_`, as the generic path wants of this line.
+ */
+export function pfLine(buf: Uint8Array, p: number, length: number, pf: string, taskFile: string): number {
+  if (!plainName(pf) || !plainName(taskFile) || !taskFile.startsWith('do_')) return -1;
+  let q = p + pf.length;
+  if (q + 2 + taskFile.length > length || !sameText(buf, p, pf) || buf[q] !== 58 || buf[q + 1] !== 32)
+    return -1;
+  q += 2;
+  if (!sameText(buf, q, taskFile)) return -1;
+  return lineEnd(buf, q + taskFile.length, length);
+}
+
+/** Non-empty, printable ASCII without a blank (a name the generic path would read as it is). */
+function plainName(s: string): boolean {
+  if (s === '') return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c <= 32 || c >= 127) return false;
+  }
+  return true;
+}
+
+/** buf holds the ASCII string s at p. */
+export function sameText(buf: Uint8Array, p: number, s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (buf[p + i] !== s.charCodeAt(i)) return false;
+  return true;
+}
+
+function elapsedLine(r: BuildstatsTask, buf: Uint8Array, p: number, length: number): number {
   let q = numberAt(buf, p, length);
   if (q < 0) return -1;
   const s = match(buf, q, length, L.seconds);

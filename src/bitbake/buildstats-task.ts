@@ -10,7 +10,7 @@
 // name that differs from the folder's, unknown keys, skipped lines). Only the `IO`/`rusage`
 // keys rambake reads are kept; every line is still checked.
 
-import { fastLine, isBlank, same } from './buildstats-line.js';
+import { fastLine, isBlank, pfLine, same, sameText } from './buildstats-line.js';
 
 export type TaskStatus = 'PASSED' | 'FAILED';
 
@@ -174,6 +174,11 @@ export function parseBuildstatsBytes(
       start = next;
       continue;
     }
+    const named = where === undefined ? -1 : pfLine(buf, start, length, where.pf, where.taskFile);
+    if (named >= 0) {
+      start = named;
+      continue;
+    }
     let end = start;
     while (end < length && buf[end] !== 10) end++;
     let from = start;
@@ -271,8 +276,8 @@ function applyOther(
   for (let i = valueFrom; i < to && !valueBlank; i++) valueBlank = buf[i] === 32;
   if (!keyBlank && !valueBlank && startsWith(buf, valueFrom, to, K.doPrefix)) {
     // Usually the folder's PF and the file's name: those strings are reused.
-    if (!sameText(buf, from, keyEnd, r.pf)) r.pf = text(buf, from, keyEnd);
-    if (taskFile === undefined || !sameText(buf, valueFrom, to, taskFile)) {
+    if (!isText(buf, from, keyEnd, r.pf)) r.pf = text(buf, from, keyEnd);
+    if (taskFile === undefined || !isText(buf, valueFrom, to, taskFile)) {
       const named = splitTaskName(text(buf, valueFrom, to));
       r.task = named.task;
       r.setscene = named.setscene;
@@ -288,12 +293,9 @@ function applyOther(
   return false;
 }
 
-/** buf[from, to) holds the ASCII string s. */
-function sameText(buf: Uint8Array, from: number, to: number, s: string): boolean {
-  if (to - from !== s.length) return false;
-  for (let i = 0; i < s.length; i++) if (buf[from + i] !== s.charCodeAt(i)) return false;
-  return true;
-}
+/** buf[from, to) holds exactly the ASCII string s. */
+const isText = (buf: Uint8Array, from: number, to: number, s: string): boolean =>
+  to - from === s.length && sameText(buf, from, s);
 
 function setIn(
   into: BuildstatsTask,

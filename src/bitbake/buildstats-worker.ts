@@ -38,7 +38,7 @@ export interface ReadBatch {
 const WORKER_CODE = `
 const { closeSync, constants, fstatSync, openSync, readSync, readdirSync } = require('node:fs');
 const { parentPort, workerData } = require('node:worker_threads');
-const { dir, folders, limit, packBytes, device } = workerData;
+const { dir, folders, limit, packBytes, device, claims } = workerData;
 const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 let pack, used, of, names, lengths, left;
 const reset = () => { pack = new Uint8Array(packBytes); used = 0; of = []; names = []; lengths = []; left = []; };
@@ -51,8 +51,10 @@ const flush = () => {
 };
 // The first file of a folder stands for the folder: a regular file on the checked device.
 const onDevice = (fd) => { try { const st = fstatSync(fd); return st.isFile() && st.dev === device; } catch { return false; } };
+// Folders are claimed one at a time from the counter the caller's thread claims from too.
+const next = new Int32Array(claims);
 reset();
-for (let f = 0; f < folders.length; f++) {
+for (let f = Atomics.add(next, 0, 1); f < folders.length; f = Atomics.add(next, 0, 1)) {
   const base = dir + '/' + folders[f];
   let entries;
   try { entries = readdirSync(base, { withFileTypes: true }); } catch { left.push([f, '']); continue; }
@@ -90,13 +92,16 @@ export interface WorkerRead {
 }
 
 /**
- * Reads `folders` (names in `dir`) in a worker thread, calling `onBatch` per batch of files.
- * `device` is dir's device, checked to be a real file system (realFsDevice), or undefined.
+ * Reads the `folders` (names in `dir`) it claims in a worker thread, calling `onBatch` per batch
+ * of files. It claims the folder whose index `Atomics.add(claims, 0, 1)` returns, until that
+ * index passes the end: the caller may claim folders from the same counter meanwhile. `device`
+ * is dir's device, checked to be a real file system (realFsDevice), or undefined.
  */
 export function readInWorker(
   dir: string,
   folders: string[],
   device: number | undefined,
+  claims: Int32Array,
   onBatch: (batch: ReadBatch) => void,
 ): WorkerRead {
   const worker = new Worker(WORKER_CODE, {
@@ -104,7 +109,14 @@ export function readInWorker(
     // Not the parent's options: under `node --input-type=module` the eval'd code would be an ES
     // module, where `require` is undefined, and every read would fall back to this thread.
     execArgv: [],
-    workerData: { dir, folders, limit: READ_LIMIT, packBytes: PACK_BYTES, device: device ?? -1 },
+    workerData: {
+      dir,
+      folders,
+      limit: READ_LIMIT,
+      packBytes: PACK_BYTES,
+      device: device ?? -1,
+      claims: claims.buffer,
+    },
   });
   let ended = false;
   const done = new Promise<boolean>((resolve) => {

@@ -138,17 +138,6 @@ export interface ReadBuildstatsOptions {
 
 /** Below this many PF folders (~10 task files each) starting a worker costs more than it saves. */
 export const WORKER_MIN_FOLDERS = 200;
-/**
- * The share of the folders the worker reads: this thread reads the rest and parses all, so it
- * takes fewer. While the parser is new to this process (fewer than WARM_TASKS parsed), its code
- * runs unoptimised and its records grow the heap, so this thread takes fewer still. 50,000
- * files, 12-05, alternating runs: a new process 820–835 ms at 55 %, 750–765 at 65 %, 775–790 at
- * 70 %; a process that read them before 560–600 at 55 %, 590–620 at 65 %.
- */
-const WORKER_SHARE = { warm: 0.55, cold: 0.65 };
-const WARM_TASKS = 20_000;
-/** Task files parsed by this process so far (readWithWorker's share depends on it). */
-let tasksParsed = 0;
 
 /**
  * Reads `${BUILDSTATS_BASE}/<BUILDNAME>/`: build_stats, monitor_disk.log and every
@@ -180,21 +169,22 @@ export async function readBuildstatsBuild(
   if (worker) await readWithWorker(build, folders, options, device);
   else await readInThread(build, folders, options, device);
   build.tasks.sort(compareTasks);
-  tasksParsed += build.tasks.length;
   return build;
 }
 
+/** Reads the folders `claim` hands out, in order by default, yielding every `sliceMs`. */
 async function readInThread(
   build: BuildstatsBuild,
   folders: string[],
   options: ReadBuildstatsOptions,
   device: number | undefined,
   between?: () => void,
+  claim: () => number = counter(),
 ) {
   const sliceMs = options.sliceMs ?? 10;
   let sliceStart = performance.now();
-  for (const folder of folders) {
-    readPfFolder(build, folder, options, device);
+  for (let f = claim(); f < folders.length; f = claim()) {
+    readPfFolder(build, folders[f]!, options, device);
     between?.();
     if (performance.now() - sliceStart > sliceMs) {
       await new Promise((resolve) => setImmediate(resolve));
@@ -203,10 +193,17 @@ async function readInThread(
   }
 }
 
+const counter = () => {
+  let next = 0;
+  return () => next++;
+};
+
 /**
- * The worker reads the last WORKER_SHARE of the folders while this thread reads the others,
- * parses the worker's batches as they come, and reads what the worker left (between its own
- * folders, so that they do not wait for the end).
+ * The worker and this thread claim folders one at a time from a shared counter: this thread
+ * parses the worker's batches as they come, between its own folders, and reads what the worker
+ * left. Who reads how much follows how fast each goes, GC pauses, a cold parser and a busy core
+ * included (12-07, a fixed 65 % to the worker: this thread idle 0–320 ms at the end of a new
+ * process's read of 50,000 files, waiting for the worker's last batch).
  */
 async function readWithWorker(
   build: BuildstatsBuild,
@@ -214,9 +211,13 @@ async function readWithWorker(
   options: ReadBuildstatsOptions,
   device: number | undefined,
 ) {
-  const share = tasksParsed < WARM_TASKS ? WORKER_SHARE.cold : WORKER_SHARE.warm;
-  const cut = folders.length - Math.round(folders.length * share);
-  const theirs = folders.slice(cut);
+  const claims = new Int32Array(new SharedArrayBuffer(4));
+  const mine = new Uint8Array(folders.length);
+  const claim = () => {
+    const f = Atomics.add(claims, 0, 1);
+    if (f < folders.length) mine[f] = 1;
+    return f;
+  };
   // The worker's part is kept apart until it ended cleanly: if it fails, its folders are read again.
   const side: BuildstatsBuild = { ...build, tasks: [], unreadable: [] };
   const quiet: ReadBuildstatsOptions = { ...options, onTask: undefined };
@@ -226,16 +227,16 @@ async function readWithWorker(
   const readLeft = () => {
     for (; leftRead < left.length; leftRead++) {
       const [index, name] = left[leftRead]!;
-      if (name === '') readPfFolder(side, theirs[index]!, quiet, device);
-      else readEntry(side, theirs[index]!, name, quiet);
+      if (name === '') readPfFolder(side, folders[index]!, quiet, device);
+      else readEntry(side, folders[index]!, name, quiet);
     }
   };
   let wake: (() => void) | undefined;
-  const reading = readInWorker(build.dir, theirs, device, (batch: ReadBatch) => {
+  const reading = readInWorker(build.dir, folders, device, claims, (batch: ReadBatch) => {
     let from = 0;
     for (let i = 0; i < batch.lengths.length; i++) {
       const to = from + batch.lengths[i]!;
-      const where = { pf: theirs[batch.folders[i]!]!, taskFile: batch.names[i]! };
+      const where = { pf: folders[batch.folders[i]!]!, taskFile: batch.names[i]! };
       side.tasks.push(parseBuildstatsBytes(batch.bytes, to, where, from));
       from = to;
     }
@@ -250,7 +251,7 @@ async function readWithWorker(
     wake?.();
   });
   try {
-    await readInThread(build, folders.slice(0, cut), options, device, readLeft);
+    await readInThread(build, folders, options, device, readLeft, claim);
     while (!ended) {
       readLeft();
       await new Promise<void>((resolve) => {
@@ -264,7 +265,12 @@ async function readWithWorker(
     throw err;
   }
   if (!clean) {
-    await readInThread(build, theirs, options, device);
+    await readInThread(
+      build,
+      folders.filter((_, f) => mine[f] === 0),
+      options,
+      device,
+    );
     return;
   }
   for (const task of side.tasks) {
@@ -288,7 +294,8 @@ function readPfFolder(
     build.unreadable.push({ path: folder, error: errorText(err) });
     return;
   }
-  for (const [i, entry] of entries.entries()) {
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
     // Files listed as regular are read in one bounded read. The first stands for the folder (a
     // real file system, not procfs): it is read so only when fstat puts it on the build folder's
     // device, checked once (realFsDevice); else, as any other entry, by the checked reader.

@@ -4,7 +4,7 @@
 // so each file is parsed twice: as made, and with a blank before every line.
 
 import { describe, expect, it } from 'vitest';
-import { fastLine } from '../../src/bitbake/buildstats-line.js';
+import { fastLine, pfLine } from '../../src/bitbake/buildstats-line.js';
 import { type BuildstatsTask, parseBuildstatsTask } from '../../src/bitbake/buildstats-task.js';
 import { Random } from '../fuzz/random.js';
 
@@ -115,14 +115,35 @@ describe('the fast path of the task-file parser', () => {
       undefined,
       undefined,
     ]);
+    expect(read('Event: TaskStarted \n')).toBe(20);
     for (const line of [
-      'Event: TaskStarted',
+      'Event: ',
+      'Event:  \t\nx',
       'zlib-1.3.1-r0: do_compile',
       'Started: 5.',
       'utime:  4',
       ' utime: 4',
     ])
       expect(read(line), line).toBe(-1);
+  });
+
+  it('reads the `<PF>: <task>` line that names the folder and file read, and only that', () => {
+    const read = (line: string, pf = 'zlib-1.3.1-r0', taskFile = 'do_compile') =>
+      pfLine(Buffer.from(line), 0, Buffer.byteLength(line), pf, taskFile);
+    expect(read('zlib-1.3.1-r0: do_compile\nStarted: 1\n')).toBe(26);
+    expect(read('zlib-1.3.1-r0: do_compile \t')).toBe(27);
+    for (const [line, pf, taskFile] of [
+      ['zlib-1.3.1-r0: do_compile x', undefined, undefined],
+      ['zlib-1.3.1-r0: do_compil', undefined, undefined],
+      ['zlib-1.3.1-r0:do_compile', undefined, undefined],
+      [' zlib-1.3.1-r0: do_compile', undefined, undefined],
+      ['zlib-1.3.1-r1: do_compile', undefined, undefined],
+      // Names the generic path reads its own way: a blank, a letter beyond ASCII, no do_ prefix.
+      ['bash 5.2-r0: do_compile', 'bash 5.2-r0', undefined],
+      ['bäsh-5.2-r0: do_compile', 'bäsh-5.2-r0', undefined],
+      ['zlib-1.3.1-r0: compile', undefined, 'compile'],
+    ] as const)
+      expect(read(line, pf, taskFile), line).toBe(-1);
   });
 
   it('reads 5,000 generated files as the generic path does', () => {

@@ -57,10 +57,11 @@ async function workerEntries(
   dir: string,
   folders: string[],
   device: number | undefined,
+  claims = new Int32Array(new SharedArrayBuffer(4)),
 ): Promise<{ read: string[]; left: string[]; done: boolean }> {
   const read: string[] = [];
   const left: string[] = [];
-  const reading = readInWorker(dir, folders, device, (batch: ReadBatch) => {
+  const reading = readInWorker(dir, folders, device, claims, (batch: ReadBatch) => {
     for (let i = 0; i < batch.names.length; i++) read.push(`${folders[batch.folders[i]!]}/${batch.names[i]}`);
     for (const [f, name] of batch.left) left.push(`${folders[f]}/${name}`);
   });
@@ -92,6 +93,19 @@ describe('readBuildstatsBuild with a worker thread', () => {
     expect(read).toContain('recipe3-1.3-r0/do_empty');
   });
 
+  it('reads only the folders it claims from the shared counter', async () => {
+    const dir = scratch();
+    const folders = writeBuild(dir);
+    // The caller claimed the first 30 before the worker started.
+    const claims = new Int32Array(new SharedArrayBuffer(4));
+    claims[0] = 30;
+    const { read, left, done } = await workerEntries(dir, folders, realFsDevice(dir), claims);
+    expect(done).toBe(true);
+    const theirs = folders.slice(30).flatMap((f) => readdirSync(join(dir, f)).map((n) => `${f}/${n}`));
+    expect([...read, ...left].sort()).toEqual(theirs.sort());
+    expect(claims[0]).toBeGreaterThanOrEqual(folders.length);
+  });
+
   it('leaves the first file of each folder when the device was not checked', async () => {
     const dir = scratch();
     const folders = writeBuild(dir);
@@ -110,7 +124,8 @@ describe('readBuildstatsBuild with a worker thread', () => {
     const worker = pathToFileURL(join(ROOT, 'dist', 'bitbake', 'buildstats-worker.js')).href;
     const script = `const { readInWorker } = await import(${JSON.stringify(worker)});
       let files = 0;
-      const reading = readInWorker(${JSON.stringify(dir)}, ${JSON.stringify(folders)}, undefined, (b) => { files += b.lengths.length; });
+      const claims = new Int32Array(new SharedArrayBuffer(4));
+      const reading = readInWorker(${JSON.stringify(dir)}, ${JSON.stringify(folders)}, undefined, claims, (b) => { files += b.lengths.length; });
       process.stdout.write(JSON.stringify({ done: await reading.done, files }));`;
     const { stdout } = await execa(process.execPath, ['--input-type=module', '-e', script]);
     // As many files as the worker reads in this process (each folder's first is left: no device).
