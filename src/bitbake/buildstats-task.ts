@@ -4,8 +4,9 @@
 // Several lines end in a blank ("Started: 1764512345.67 "): values are trimmed.
 //
 // A big build has 50,000 of these files, so the parser reads bytes. The lines BitBake writes
-// are read in one pass each (buildstats-line.ts); any other line (the Event and PF lines, a
-// blank, an odd number) goes through the generic path here: trimmed, key compared in place,
+// are read in one pass each (buildstats-line.ts), the `<PF>: <task>` line too when it names the
+// folder and file read; any other line (a PF or task that differs, a blank, an odd number) goes
+// through the generic path here: trimmed, key compared in place,
 // numbers read digit by digit. Strings are made only for what is kept as text (a PF or task
 // name that differs from the folder's, unknown keys, skipped lines). Only the `IO`/`rusage`
 // keys rambake reads are kept; every line is still checked.
