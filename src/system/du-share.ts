@@ -23,6 +23,8 @@ export type StartWorker = (data: DuWorkerData) => Worker;
 
 export interface ShareOptions {
   groupDepth: number;
+  /** This thread walks the root's entries in sorted order (ScanOptions.rmWorkOrder). */
+  rmWorkOrder?: boolean;
   /** Worker threads to start besides this thread. */
   workers: number;
   /** Start them at once and queue the root for them (tests: hand-overs on small trees). */
@@ -47,7 +49,7 @@ export function walkShared(task: WalkTask, merger: UsageMerger, options: ShareOp
   // [0]: idle walkers not yet claimed by a sharing walker. Changed here only when a walker goes
   // idle, so a positive count always means `idle` below holds a walker.
   const idleCount = new Int32Array(idleBuffer);
-  const walker = new TreeWalker(groupDepth, (batch) => merger.addLinks(walker, batch));
+  const walker = new TreeWalker(groupDepth, (batch) => merger.addLinks(walker, batch), options.rmWorkOrder);
   walker.stack.push(task);
   const started: Worker[] = [];
   const ready = new Set<Worker>();

@@ -47,6 +47,9 @@ const NO_THROW_ON_ENOENT = { throwIfNoEntry: false } as const;
 const BIGINT_NO_THROW = { bigint: true, throwIfNoEntry: false } as const;
 const BATCH = 4096;
 
+/** dash's glob order (strcmp): what `for dir in *` in rm_work.bbclass walks, for ASCII names. */
+const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 export const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
 
 /**
@@ -124,10 +127,16 @@ export class TreeWalker {
   readonly stack: WalkTask[] = [];
   readonly acc: WalkTally;
   readonly #groupDepth: number;
+  readonly #rootSorted: boolean;
 
-  constructor(groupDepth: number, onLinks: (batch: LinkBatch) => void) {
+  /**
+   * `rootSorted`: the root's entries are walked one after the other in sorted order, as
+   * do_rm_work deletes them (see ScanOptions.rmWorkOrder); otherwise in the order readdir gives.
+   */
+  constructor(groupDepth: number, onLinks: (batch: LinkBatch) => void, rootSorted = false) {
     this.#groupDepth = groupDepth;
     this.acc = new WalkTally(onLinks);
+    this.#rootSorted = rootSorted;
   }
 
   /** Reads up to `maxDirs` directories; after each, offers work away when `wantsWork()` says so. */
@@ -166,6 +175,8 @@ export class TreeWalker {
       acc.errors.push({ path: task.path, code: errorCode(error) });
       return;
     }
+    // Pushed in reverse, so that the depth-first stack pops the first name first.
+    if (task.depth === 0 && this.#rootSorted) names.sort(byCodeUnit).reverse();
     const tally = acc.tally(task.group);
     const prefix = task.path.endsWith('/') ? task.path : `${task.path}/`;
     const depth = task.depth + 1;

@@ -45,6 +45,13 @@ export interface ScanOptions {
    * find, du-find.ts) or worker threads. Default: find when it takes -printf.
    */
   engine?: 'find' | 'threads';
+  /**
+   * Walk the root's entries one after the other in the order do_rm_work deletes them (`for dir
+   * in *`: sorted), each whole before the next. A scan started as do_rm_work starts then stays
+   * ahead of its `rm -rf`, which unlinks what the scan only lstat()s; in any other order the
+   * scan meets folders already gone. Holds while this thread walks alone (workers: 0).
+   */
+  rmWorkOrder?: boolean;
 }
 
 export interface ScanResult {
@@ -96,7 +103,8 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
     const workersFirst = options.workersFirst ?? false;
     const engine = options.engine;
     const finds = () => ((engine ?? (findUsable() ? 'find' : 'threads')) === 'find' ? workers + 1 : 0);
-    const shared = { groupDepth, workers, workersFirst, startWorker, finds };
+    const rmWorkOrder = options.rmWorkOrder ?? false;
+    const shared = { groupDepth, rmWorkOrder, workers, workersFirst, startWorker, finds };
     errors.push(...(await walkShared(task, merger, shared)));
   }
   return { root: absRoot, ...merger.finish(), errors };

@@ -59,9 +59,11 @@ const WAITING_GRACE_INTERVALS = 5;
  * (6.5 ms of its CPU at 76 MiB, 12-06; the first one also probes find with a spawnSync: 18 ms),
  * which a work dir of a few hundred files (3-9 ms to scan here) never pays back. A walk of a
  * big dir costs this thread about 7 µs an entry, against 6 for the find engine (the du bench,
- * 1M entries).
+ * 1M entries). In do_rm_work's order: a scan as it starts stays ahead of its deletions (in
+ * readdir order the fake's 50×-pace sato-like build lost webkitgtk's sources/, image/ and
+ * deploy-ipks/ to it, 24 % of the dir, 12-07).
  */
-const WATCHER_SCAN = { workers: 0, engine: 'threads' } as const;
+const WATCHER_SCAN = { workers: 0, engine: 'threads', rmWorkOrder: true } as const;
 
 export interface SampleResult {
   fs: TimelineSample['fs'];

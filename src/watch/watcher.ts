@@ -519,8 +519,9 @@ export class Watch {
 
   /**
    * Sizes a work dir as its do_rm_work starts: the end of its last task, its largest. rm_work
-   * first rewrites the recipe's stamps (a process or two per stamp) and only then deletes, so a
-   * scan started on the first file do_rm_work writes in temp/ is done before anything goes.
+   * first rewrites the recipe's stamps (a process or two per stamp) and only then deletes, one
+   * top-level folder after the other in sorted order; a scan started on the first file
+   * do_rm_work writes in temp/ walks them in that order (Sampler), ahead of the deletions.
    * Once per recipe and build, whatever the scan budget: O(recipes), never O(files).
    */
   private sizeBeforeRmWork(key: string): void {

@@ -219,6 +219,26 @@ describe.runIf(process.platform === 'linux')('scanTree', () => {
     });
   });
 
+  it("walks the root's folders whole, one after the other, in do_rm_work's sorted order", () => {
+    const wd = fs.mkdtempSync(path.join(os.tmpdir(), 'rambake-du-order-'));
+    try {
+      for (const name of ['temp', 'sources', 'build', 'packages-split', 'package', 'image']) {
+        write(path.join(wd, name, 'sub', 'f'), 100);
+      }
+      const read: string[] = [];
+      const walker = new TreeWalker(0, () => {}, true);
+      walker.stack.push({ path: wd, depth: 0, group: '' });
+      while (walker.stack.length > 0) {
+        read.push(path.relative(wd, walker.stack.at(-1)!.path));
+        walker.run(1);
+      }
+      const order = ['build', 'image', 'package', 'packages-split', 'sources', 'temp'];
+      expect(read).toEqual(['', ...order.flatMap((name) => [name, `${name}/sub`])]);
+    } finally {
+      fs.rmSync(wd, { recursive: true });
+    }
+  });
+
   it('collects folders that vanish between listing and reading (rm_work at work)', () => {
     const walker = new TreeWalker(0, () => {});
     walker.stack.push({ path: path.join(root, 'work/core2-64/removed-by-rm_work'), depth: 3, group: '' });

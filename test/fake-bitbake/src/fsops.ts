@@ -140,11 +140,21 @@ export function rewriteStampsForRmWork(stampBase: string, sstateTasks: Set<strin
   }
 }
 
-/** rm_work's WORKDIR pass: every top-level entry but the excluded items goes; WORKDIR stays. */
+/**
+ * What rm_work's `for dir in *` loop deletes, in its order: the glob skips hidden names and
+ * sorts the rest (dash: strcmp), and each one not in RM_WORK_EXCLUDE_ITEMS goes whole
+ * (`rm -rf -- $dir`) before the next.
+ */
+export function rmWorkTargets(names: string[], excludeItems: string[]): string[] {
+  return names
+    .filter((n) => !n.startsWith('.') && !excludeItems.includes(n))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** rm_work's WORKDIR pass (rmWorkTargets); WORKDIR itself stays. */
 export function cleanWorkdir(workdir: string, excludeItems: string[]): void {
   if (!fs.existsSync(workdir)) return;
-  for (const e of fs.readdirSync(workdir)) {
-    if (excludeItems.includes(e)) continue;
+  for (const e of rmWorkTargets(fs.readdirSync(workdir), excludeItems)) {
     fs.rmSync(path.join(workdir, e), { recursive: true, force: true });
   }
 }

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rmWorkTargets } from '../src/fsops.js';
 import { readScenario } from '../src/scenario.js';
 import type { FakeConfig } from '../src/types.js';
 import { build, makeConfig, makeTopdir } from './helpers.js';
@@ -218,5 +219,19 @@ describe('a small build with rm_work', () => {
       'Error, TMPDIR has changed location. You need to either move it back to /elsewhere/tmp or delete it and rebuild',
     );
     fs.writeFileSync(path.join(cfg.tmpdir, 'saved_tmpdir'), cfg.tmpdir);
+  });
+});
+
+describe("rm_work's WORKDIR pass", () => {
+  it('deletes in `for dir in *` order: sorted, hidden names and RM_WORK_EXCLUDE_ITEMS kept', () => {
+    const names = ['temp', 'sources', '.pc', 'build', 'packages-split', 'package', 'Zed', 'deploy-ipks'];
+    expect(rmWorkTargets(names, ['temp'])).toEqual([
+      'Zed',
+      'build',
+      'deploy-ipks',
+      'package',
+      'packages-split',
+      'sources',
+    ]);
   });
 });
