@@ -1,6 +1,7 @@
 // Runs jobs at most `slots` at a time on a virtual clock: every decision (what starts next,
 // what ends first) is made in virtual seconds, so a seed gives the same order however slow
-// the disk is; the real sleeps only pace the replay (virtual seconds × time scale).
+// the disk is; the real sleeps only pace the replay (virtual seconds × time scale), and no
+// job ends sooner after its real start than its own duration × time scale.
 
 export interface Job {
   id: string;
@@ -36,7 +37,7 @@ export async function runJobs<J extends Job>(
   let vt = startVt;
   let seq = 0;
   const ready = [...initial];
-  const running: { job: J; end: number; seq: number }[] = [];
+  const running: { job: J; end: number; seq: number; realEnd: number }[] = [];
   for (;;) {
     hooks.heartbeat?.();
     if (hooks.aborted()) break;
@@ -45,20 +46,26 @@ export async function runJobs<J extends Job>(
       if (!job) break;
       ready.splice(ready.indexOf(job), 1);
       hooks.start(job, vt);
-      running.push({ job, end: vt + job.duration, seq: seq++ });
+      // A replay behind its clock (its own work, such as writing a task's files, outlasting the
+      // time between two events) would otherwise run the jobs due meanwhile in no time at all: a
+      // do_rm_work deleting in the millisecond it began, which no watcher can size before. No
+      // task of a real build is shorter on a slow host.
+      const realEnd = Date.now() + job.duration * timeScale * 1000;
+      running.push({ job, end: vt + job.duration, seq: seq++, realEnd });
     }
     if (running.length === 0) break;
     running.sort((a, b) => a.end - b.end || a.seq - b.seq);
     const next = running.shift()!;
     vt = next.end;
-    for (let wait = t0 + vt * timeScale * 1000 - Date.now(); wait > 0; ) {
+    const due = Math.max(t0 + vt * timeScale * 1000, next.realEnd);
+    for (let wait = due - Date.now(); wait > 0; ) {
       const step = hooks.progress ? Math.min(wait, hooks.progress.everyMs) : wait;
       await new Promise((r) => setTimeout(r, step));
       // One reading of the clock, and never past the event's time: a second reading, or the
       // rounding of t0 + vt, could fall after it and stream more output than the tasks' durations
       // hold (one line in CI, 12-06).
       const now = Date.now();
-      wait = t0 + vt * timeScale * 1000 - now;
+      wait = due - now;
       if (wait > 0) hooks.progress?.at(Math.min(vt, (now - t0) / (timeScale * 1000)));
     }
     // Catch up to the event's own time: a run behind the clock (a loaded host) skips the waits above,

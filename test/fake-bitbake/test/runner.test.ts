@@ -35,4 +35,26 @@ describe('runJobs', () => {
       expect(await latestProgress(duration), `a job of ${duration} s`).toBe(duration);
     }
   });
+
+  it('slips its clock when its own work runs late: a task due meanwhile still lasts its duration', async () => {
+    let clock = 1_764_512_345_000;
+    vi.spyOn(Date, 'now').mockImplementation(() => clock++);
+    const real: Record<string, number> = {};
+    // At 0.01, a and b (released by a's end) last 10 ms each. Ending a (writing its files) takes 50.
+    await runJobs([{ id: 'a', duration: 1 }], 1, 0.01, {
+      pick: (ready) => ready[0],
+      start: (job) => {
+        real[`${job.id} start`] = clock;
+      },
+      end: (job) => {
+        real[`${job.id} end`] = clock;
+        if (job.id === 'a') clock += 50;
+        return true;
+      },
+      released: (job) => (job.id === 'a' ? [{ id: 'b', duration: 1 }] : []),
+      halted: () => false,
+      aborted: () => false,
+    });
+    expect(real['b end']! - real['b start']!).toBeGreaterThanOrEqual(10);
+  });
 });
