@@ -103,8 +103,14 @@ export async function scanTree(root: string, options: ScanOptions = {}): Promise
     const workersFirst = options.workersFirst ?? false;
     const engine = options.engine;
     const finds = () => ((engine ?? (findUsable() ? 'find' : 'threads')) === 'find' ? workers + 1 : 0);
-    const rmWorkOrder = options.rmWorkOrder ?? false;
-    const shared = { groupDepth, rmWorkOrder, workers, workersFirst, startWorker, finds };
+    const shared = {
+      groupDepth,
+      rmWorkOrder: options.rmWorkOrder,
+      workers,
+      workersFirst,
+      startWorker,
+      finds,
+    };
     errors.push(...(await walkShared(task, merger, shared)));
   }
   return { root: absRoot, ...merger.finish(), errors };

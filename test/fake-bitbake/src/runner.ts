@@ -68,8 +68,9 @@ export async function runJobs<J extends Job>(
       wait = due - now;
       if (wait > 0) hooks.progress?.at(Math.min(vt, (now - t0) / (timeScale * 1000)));
     }
-    // Catch up to the event's own time: a run behind the clock (a loaded host) skips the waits above,
-    // and a task's output is all in its log before it ends, however late the end comes.
+    // Catch up to the event's own time: a run behind the clock (a loaded host) waits only out the
+    // job's own duration above, and a task's output is all in its log before it ends, however
+    // late the end comes.
     hooks.progress?.at(vt);
     if (hooks.aborted()) {
       running.unshift(next);

@@ -36,7 +36,7 @@ describe('runJobs', () => {
     }
   });
 
-  it('slips its clock when its own work runs late: a task due meanwhile still lasts its duration', async () => {
+  it('keeps a job to its scaled duration from its real start when the replay runs late', async () => {
     let clock = 1_764_512_345_000;
     vi.spyOn(Date, 'now').mockImplementation(() => clock++);
     const real: Record<string, number> = {};
