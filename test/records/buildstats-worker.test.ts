@@ -8,7 +8,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { readBuildstatsBuild } from '../../src/bitbake/buildstats.js';
-import { READ_LIMIT, type ReadBatch, readInWorker } from '../../src/bitbake/buildstats-worker.js';
+import {
+  READ_LIMIT,
+  type ReadBatch,
+  readInWorker,
+  type WorkerRing,
+} from '../../src/bitbake/buildstats-worker.js';
 import { realFsDevice } from '../../src/system/read-file.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
 import { ROOT, tempDir } from '../helpers/exec.js';
@@ -91,6 +96,40 @@ describe('readBuildstatsBuild with a worker thread', () => {
     expect([...read, ...left].sort()).toEqual(listed.sort());
     expect(left.sort()).toEqual(['recipe5-1.5-r0/do_big', 'recipe6-1.6-r0/do_linked']);
     expect(read).toContain('recipe3-1.3-r0/do_empty');
+  });
+
+  // The worker refills a slot of its ring only after the caller handed that batch back: with
+  // two slots and a caller that takes its time over each batch, the worker runs far ahead
+  // unless it waits, and would overwrite batches not yet read.
+  it("hands every file over unchanged when its batches outnumber the ring's slots", async () => {
+    const dir = scratch();
+    const folders = writeBuild(dir);
+    const ring: WorkerRing = { slots: 2, packBytes: READ_LIMIT + 2048 };
+    const claims = new Int32Array(new SharedArrayBuffer(4));
+    const seen = new Map<string, string>();
+    let batches = 0;
+    const reading = readInWorker(
+      dir,
+      folders,
+      realFsDevice(dir),
+      claims,
+      (batch: ReadBatch) => {
+        batches++;
+        const until = performance.now() + 5;
+        while (performance.now() < until); // the worker meanwhile reads ahead
+        let from = 0;
+        for (let i = 0; i < batch.lengths.length; i++) {
+          const to = from + batch.lengths[i]!;
+          seen.set(`${folders[batch.folders[i]!]}/${batch.names[i]}`, batch.bytes.toString('utf8', from, to));
+          from = to;
+        }
+      },
+      ring,
+    );
+    expect(await reading.done).toBe(true);
+    expect(batches).toBeGreaterThan(ring.slots * 4);
+    expect(seen.size).toBeGreaterThan(100);
+    for (const [file, text] of seen) expect(text, file).toBe(readFileSync(join(dir, file), 'utf8'));
   });
 
   it('reads only the folders it claims from the shared counter', async () => {
