@@ -21,6 +21,7 @@ import { Worker } from 'node:worker_threads';
 
 /** A file that fills this is left to the checked reader (a task file is 1–3 kB). */
 export const READ_LIMIT = 64 * 1024;
+
 export interface WorkerRing {
   /** Batches in flight: the worker waits for the caller to hand back the oldest. */
   slots: number;
@@ -32,8 +33,8 @@ export interface WorkerRing {
  * The worker writes each batch into the next slot of one shared ring, touched once, instead of a
  * new buffer per batch: a page fault costs this machine (a PVM guest) 11–15 µs, and 50,000 files
  * (42 MB) in new 256 KiB buffers faulted about 10,000 pages in. A new process read them in
- * 720–798 ms with the ring against 764–863 without, with 3,000–5,000 fewer faults (12-07, five
- * alternating pairs). Small batches get the caller its first and last files sooner: 4 MiB
+ * 840 ms with the ring against 910 without, with 3,000–5,000 fewer faults (12-07, medians of
+ * eight alternating pairs). Small batches get the caller its first and last files sooner: 4 MiB
  * buffers had read 764 ms, 256 KiB 721, 128 KiB no better (12-07, medians of 10).
  */
 export const RING: WorkerRing = { slots: 8, packBytes: 256 * 1024 };
@@ -160,7 +161,7 @@ export function readInWorker(
       try {
         onBatch({ bytes, folders: m.folders, names, lengths: m.lengths, left: m.left });
       } finally {
-        // The slot is free for the worker's next batch but one ring later.
+        // Handed back: the worker may now refill this batch's slot.
         Atomics.add(handed, 0, 1);
         Atomics.notify(handed, 0);
       }
