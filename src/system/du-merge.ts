@@ -12,6 +12,7 @@
 //   which is where a depth-first walk in sorted name order would first see it (GNU du gives
 //   it to whichever folder readdir happens to return first). Inodes in `seen` count nowhere.
 
+import { LinkRecords } from './du-links.js';
 import type { GroupTally, LinkBatch, WalkTotals } from './du-walk.js';
 import { type InodeNumber, InodeSet } from './inode-set.js';
 
@@ -25,12 +26,6 @@ export interface GroupUsage {
   dirs: number;
 }
 
-interface LinkRecord {
-  bytes: number;
-  before: boolean;
-  groups: string | string[];
-}
-
 // '/' → '\0' makes plain string order equal to component-by-component order.
 const sortKey = (group: string): string => group.replaceAll('/', '\u0000');
 
@@ -41,13 +36,14 @@ export class UsageMerger {
   /** Whether `seen` holds anything to look up (an empty set is skipped, as the usual case). */
   readonly #lookUp: boolean;
   readonly #local = new InodeSet();
-  readonly #records = new Map<number, Map<InodeNumber, LinkRecord>>();
-  readonly #names = new Map<unknown, string[]>();
+  readonly #records = new LinkRecords();
+  /** Grouped scans: each group's id (its index in #groupNames), and per walker its ids in ours. */
+  readonly #groupIds = new Map<string, number>();
+  readonly #groupNames: string[] = [];
+  readonly #ids = new Map<unknown, number[]>();
   readonly #tallies = new Map<string, GroupTally>();
   #linkBytes = 0;
   #linkBytesBefore = 0;
-  /** Grouped scans: distinct multi-link inodes (`#local` is kept only to fill `seen`). */
-  #recordCount = 0;
   /** Ungrouped scans: multi-link inodes found in `seen`. */
   #linksBefore = 0;
   #singleInodes = 0;
@@ -62,41 +58,45 @@ export class UsageMerger {
 
   /** `source` identifies the walker, whose group ids are its own. */
   addLinks(source: unknown, batch: LinkBatch): void {
-    let names = this.#names.get(source);
-    if (!names) {
-      names = [];
-      this.#names.set(source, names);
-    }
-    names.push(...batch.names);
     const { data } = batch;
-    for (let i = 0; i < batch.count * 4; i += 4) {
-      this.#addLink(data[i]!, data[i + 1]!, data[i + 2]!, names[data[i + 3]!]!);
-    }
-    for (const big of batch.big) this.#addLink(big.dev, big.ino, big.bytes, big.group);
-  }
-
-  #addLink(dev: number, ino: InodeNumber, bytes: number, group: string): void {
     if (!this.#grouped) {
-      if (!this.#local.add(dev, ino)) return;
-      if (this.#lookUp && this.#seen!.has(dev, ino)) {
-        this.#linkBytesBefore += bytes;
-        this.#linksBefore++;
-      } else this.#linkBytes += bytes;
+      for (let i = 0; i < batch.count * 4; i += 4) this.#addFlat(data[i]!, data[i + 1]!, data[i + 2]!);
+      for (const big of batch.big) this.#addFlat(big.dev, big.ino, big.bytes);
       return;
     }
-    let byIno = this.#records.get(dev);
-    if (!byIno) {
-      byIno = new Map();
-      this.#records.set(dev, byIno);
+    let ids = this.#ids.get(source);
+    if (!ids) {
+      ids = [];
+      this.#ids.set(source, ids);
     }
-    const record = byIno.get(ino);
-    if (!record) {
-      byIno.set(ino, { bytes, before: this.#lookUp && this.#seen!.has(dev, ino), groups: group });
-      this.#recordCount++;
-      if (this.#seen) this.#local.add(dev, ino); // only to fill `seen` at the end
-    } else if (typeof record.groups === 'string') {
-      if (record.groups !== group) record.groups = [record.groups, group];
-    } else if (!record.groups.includes(group)) record.groups.push(group);
+    for (const name of batch.names) ids.push(this.#groupId(name));
+    for (let i = 0; i < batch.count * 4; i += 4)
+      this.#addGrouped(data[i]!, data[i + 1]!, data[i + 2]!, ids[data[i + 3]!]!);
+    for (const big of batch.big) this.#addGrouped(big.dev, big.ino, big.bytes, this.#groupId(big.group));
+  }
+
+  #groupId(name: string): number {
+    let id = this.#groupIds.get(name);
+    if (id === undefined) {
+      id = this.#groupNames.push(name) - 1;
+      this.#groupIds.set(name, id);
+    }
+    return id;
+  }
+
+  #addFlat(dev: number, ino: InodeNumber, bytes: number): void {
+    if (!this.#local.add(dev, ino)) return;
+    if (this.#lookUp && this.#seen!.has(dev, ino)) {
+      this.#linkBytesBefore += bytes;
+      this.#linksBefore++;
+    } else this.#linkBytes += bytes;
+  }
+
+  #addGrouped(dev: number, ino: InodeNumber, bytes: number, group: number): void {
+    const at = this.#records.add(dev, ino, bytes, group);
+    if (at < 0 || !this.#seen) return;
+    if (this.#lookUp && this.#seen.has(dev, ino)) this.#records.seenBefore(at);
+    this.#local.add(dev, ino); // only to fill `seen` at the end
   }
 
   addTotals(totals: WalkTotals): void {
@@ -146,63 +146,59 @@ export class UsageMerger {
       g.uniqueBytes += this.#linkBytes;
       g.attributedBytes += this.#linkBytes;
     }
-    const keys = new Map<string, string>();
-    const keyOf = (group: string): string => {
-      let key = keys.get(group);
-      if (key === undefined) {
-        key = sortKey(group);
-        keys.set(group, key);
-      }
-      return key;
-    };
+    // Per group id: its chain of ancestors and its sort key.
+    const chains = this.#groupNames.map(chain);
+    const keys = this.#groupNames.map(sortKey);
     let before = 0;
-    for (const byIno of this.#records.values()) {
-      for (const record of byIno.values()) {
-        if (record.before) before++;
-        else bytes += record.bytes;
-        addRecord(record, chain, keyOf);
-      }
-    }
-    const linked = this.#grouped ? this.#recordCount : this.#local.size;
+    this.#records.forEach((linkBytes, seenBefore, group, more) => {
+      if (seenBefore) before++;
+      else bytes += linkBytes;
+      addRecord(linkBytes, seenBefore, group, more, chains, keys);
+    });
+    const linked = this.#grouped ? this.#records.size : this.#local.size;
     const inodes = this.#singleInodes + linked - before - this.#linksBefore;
     this.#seen?.absorb(this.#local);
-    const sorted = new Map([...groups].sort(([a], [b]) => (sortKey(a) < sortKey(b) ? -1 : 1)));
+    const keyed = [...groups].map(([group, usage]) => ({ key: sortKey(group), group, usage }));
+    keyed.sort((a, b) => (a.key < b.key ? -1 : 1));
+    const sorted = new Map(keyed.map(({ group, usage }) => [group, usage]));
     return { bytes, inodes, files: this.#files, dirs: this.#dirs, groups: sorted };
   }
 }
 
+/** One linked inode's bytes into its groups and their ancestors: `group` and the `more` ids. */
 function addRecord(
-  record: LinkRecord,
-  chain: (key: string) => GroupUsage[],
-  keyOf: (group: string) => string,
+  bytes: number,
+  before: boolean,
+  group: number,
+  more: number[],
+  chains: GroupUsage[][],
+  keys: string[],
 ): void {
-  const { bytes } = record;
-  if (typeof record.groups === 'string') {
-    for (const g of chain(record.groups)) {
+  if (more.length === 0) {
+    for (const g of chains[group]!) {
       g.bytes += bytes;
-      if (record.before) continue;
+      if (before) continue;
       g.uniqueBytes += bytes;
       g.attributedBytes += bytes;
     }
     return;
   }
-  const chains = record.groups.map(chain);
-  const touched = new Set<GroupUsage>();
-  for (const list of chains) for (const g of list) touched.add(g);
+  const lists = [chains[group]!, ...more.map((id) => chains[id]!)];
+  // A few groups of a few ancestors each: an array beats a Set (100,000 such inodes on 1M entries).
+  const touched: GroupUsage[] = [];
+  for (const list of lists) for (const g of list) if (!touched.includes(g)) touched.push(g);
   for (const g of touched) g.bytes += bytes;
-  if (record.before) return;
+  if (before) return;
   // Unique to a group exactly when every folder holding the inode lies under it: the common ancestors.
-  const first = chains[0]!;
+  const first = lists[0]!;
   let common = first.length;
-  for (const list of chains) {
+  for (const list of lists) {
     let i = 0;
     while (i < common && i < list.length && list[i] === first[i]) i++;
     common = i;
   }
   for (let i = 0; i < common; i++) first[i]!.uniqueBytes += bytes;
-  let winner = 0;
-  for (let i = 1; i < record.groups.length; i++) {
-    if (keyOf(record.groups[i]!) < keyOf(record.groups[winner]!)) winner = i;
-  }
+  let winner = group;
+  for (const id of more) if (keys[id]! < keys[winner]!) winner = id;
   for (const g of chains[winner]!) g.attributedBytes += bytes;
 }

@@ -1,4 +1,6 @@
-// A set of (device, inode) pairs: how the disk-usage scanner counts a hard-linked file once.
+// A set of (device, inode) pairs: how the disk-usage scanner counts a hard-linked file once;
+// and an index of them, which numbers each pair as it first comes (du-links.ts keeps what it
+// knows of each linked inode in typed arrays at that number).
 // Inode numbers are kept as numbers (exact below 2^53); larger ones arrive as decimal strings.
 // A big TMPDIR has hundreds of thousands of hard-linked inodes: each device's numbers live in
 // open-addressing tables of 4- or 8-byte slots (at most half full) instead of a Set, which
@@ -13,16 +15,18 @@ const MAX_SMALL_KEY = 0xffffffff;
 
 type Slots = Uint32Array | Float64Array;
 
-/** Open addressing with linear probing, at most half full, over keys ≥ 1. */
+/** Open addressing with linear probing, at most half full, over keys ≥ 1; with `indexed`, a number per key. */
 class OpenTable {
   readonly #make: (length: number) => Slots;
   #slots: Slots;
+  #values: Int32Array | undefined;
   #mask = FIRST_CAPACITY - 1;
   size = 0;
 
-  constructor(make: (length: number) => Slots) {
+  constructor(make: (length: number) => Slots, indexed: boolean) {
     this.#make = make;
     this.#slots = make(FIRST_CAPACITY);
+    if (indexed) this.#values = new Int32Array(FIRST_CAPACITY);
   }
 
   #slot(key: number): number {
@@ -41,18 +45,32 @@ class OpenTable {
   }
 
   add(key: number): boolean {
+    return this.indexOf(key, 0) === -1;
+  }
+
+  /** The number stored with `key`; -1 when it was new, and `value` is now stored with it. */
+  indexOf(key: number, value: number): number {
     const at = this.#slot(key);
-    if (this.#slots[at] !== EMPTY) return false;
+    if (this.#slots[at] !== EMPTY) return this.#values?.[at] ?? 0;
     this.#slots[at] = key;
+    if (this.#values) this.#values[at] = value;
     if (++this.size * 2 > this.#slots.length) this.#grow();
-    return true;
+    return -1;
   }
 
   #grow(): void {
     const old = this.#slots;
+    const oldValues = this.#values;
     this.#slots = this.#make(old.length * 2);
+    if (oldValues) this.#values = new Int32Array(old.length * 2);
     this.#mask = this.#slots.length - 1;
-    for (const key of old) if (key !== EMPTY) this.#slots[this.#slot(key)] = key;
+    for (let i = 0; i < old.length; i++) {
+      const key = old[i]!;
+      if (key === EMPTY) continue;
+      const at = this.#slot(key);
+      this.#slots[at] = key;
+      if (oldValues) this.#values![at] = oldValues[i]!;
+    }
   }
 
   *keys(): Generator<number> {
@@ -66,10 +84,16 @@ class OpenTable {
  * a 1M-entry tree peaked at 6 MiB in doubles while the table doubled, 3 MiB this way.
  */
 class InodeTable {
-  readonly #small = new OpenTable((length) => new Uint32Array(length));
+  readonly #indexed: boolean;
+  readonly #small: OpenTable;
   #large: OpenTable | undefined;
-  /** Numbers past 2^53, as text (rare). */
-  readonly big = new Set<string>();
+  /** Numbers past 2^53, as text (rare), with their index. */
+  readonly big = new Map<string, number>();
+
+  constructor(indexed: boolean) {
+    this.#indexed = indexed;
+    this.#small = new OpenTable((length) => new Uint32Array(length), indexed);
+  }
 
   /** How many numbers (not texts) it holds. */
   get size(): number {
@@ -83,21 +107,44 @@ class InodeTable {
   }
 
   add(ino: InodeNumber): boolean {
+    return this.indexOf(ino, 0) === -1;
+  }
+
+  /** As OpenTable.indexOf. */
+  indexOf(ino: InodeNumber, value: number): number {
     if (typeof ino === 'string') {
-      const before = this.big.size;
-      this.big.add(ino);
-      return this.big.size !== before;
+      const known = this.big.get(ino);
+      if (known !== undefined) return known;
+      this.big.set(ino, value);
+      return -1;
     }
     const key = ino + 1;
-    if (key <= MAX_SMALL_KEY) return this.#small.add(key);
-    this.#large ??= new OpenTable((length) => new Float64Array(length));
-    return this.#large.add(key);
+    if (key <= MAX_SMALL_KEY) return this.#small.indexOf(key, value);
+    this.#large ??= new OpenTable((length) => new Float64Array(length), this.#indexed);
+    return this.#large.indexOf(key, value);
   }
 
   *numbers(): Generator<InodeNumber> {
     for (const key of this.#small.keys()) yield key - 1;
     if (this.#large) for (const key of this.#large.keys()) yield key - 1;
-    yield* this.big;
+    yield* this.big.keys();
+  }
+}
+
+/** Numbers each (device, inode) pair 0, 1, 2, … in the order they first come. */
+export class InodeIndex {
+  readonly #byDev = new Map<number, InodeTable>();
+  size = 0;
+
+  /** The pair's number; a new pair gets `size` (which then grows by one). */
+  indexOf(dev: number, ino: InodeNumber): number {
+    let inodes = this.#byDev.get(dev);
+    if (!inodes) {
+      inodes = new InodeTable(true);
+      this.#byDev.set(dev, inodes);
+    }
+    const known = inodes.indexOf(ino, this.size);
+    return known === -1 ? this.size++ : known;
   }
 }
 
@@ -117,7 +164,7 @@ export class InodeSet {
   add(dev: number, ino: InodeNumber): boolean {
     let inodes = this.#byDev.get(dev);
     if (!inodes) {
-      inodes = new InodeTable();
+      inodes = new InodeTable(false);
       this.#byDev.set(dev, inodes);
     }
     if (!inodes.add(ino)) return false;
