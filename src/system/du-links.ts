@@ -74,15 +74,19 @@ export class LinkRecords {
 
   /**
    * Calls `each` per inode with its bytes, whether an earlier scan saw it, and its groups: the
-   * first group's id, and `more` (reused between calls) holding the others, in the order found.
+   * first group's id, and the first `count` items of `more` (reused between calls) the others,
+   * in the order found. `more` is only ever written, never shortened: setting an array's length
+   * to 0 drops its storage, and 16 MB went to refilling it on a 1M-entry tree.
    */
-  forEach(each: (bytes: number, before: boolean, group: number, more: number[]) => void): void {
+  forEach(
+    each: (bytes: number, before: boolean, group: number, more: number[], count: number) => void,
+  ): void {
     const more: number[] = [];
     for (let at = 0; at < this.#index.size; at++) {
-      more.length = 0;
+      let count = 0;
       for (let item = this.#moreGroups[at]! - 1; item >= 0; item = this.#listNext[item]! - 1)
-        more.push(this.#listGroup[item]!);
-      each(this.#bytes[at]!, this.#before[at] === 1, this.#group[at]!, more);
+        more[count++] = this.#listGroup[item]!;
+      each(this.#bytes[at]!, this.#before[at] === 1, this.#group[at]!, more, count);
     }
   }
 }
