@@ -32,15 +32,27 @@ for (const name of NAMES) {
   process.stderr.write(`bench ${name}…\n`);
   const loadBefore = loadNow();
   const mod = (await import(`./${name}.ts`)) as { default: Bench };
-  const got = await mod.default();
+  // A bench that fails (a tool missing, a locale BitBake refuses) is one MISSED row: the rows
+  // of the others, maybe half an hour of measuring, still print; the exit status says it.
+  let got: BenchRow[];
+  try {
+    got = await mod.default();
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+    process.stderr.write(`bench ${name} failed: ${message}\n`);
+    got = [{ bench: name, metric: `did not finish: ${message}`, value: Number.NaN, unit: '', ok: false }];
+    process.exitCode = 1;
+  }
   const load = `${loadBefore}–${loadNow()}`;
   rows.push(...got.map((r) => ({ ...r, load: r.load ?? load })));
 }
 
 const show = (value: number, unit: string) =>
-  unit === 'bytes'
-    ? formatBytes(value)
-    : `${Number.isInteger(value) ? value : value.toFixed(2)} ${unit}`.trim();
+  Number.isNaN(value)
+    ? ''
+    : unit === 'bytes'
+      ? formatBytes(value)
+      : `${Number.isInteger(value) ? value : value.toFixed(2)} ${unit}`.trim();
 const header = ['bench', 'metric', 'value', 'reference', 'ratio', 'goal', '', 'figure', 'load'];
 const cells = rows.map((r) => [
   r.bench,
