@@ -20,7 +20,7 @@ export class LinkRecords {
   #before = new Uint8Array(FIRST_CAPACITY);
   /** The first group's id, at the inode's number. */
   #group = new Int32Array(FIRST_CAPACITY);
-  /** Further groups: a list per inode through #nextGroup, its head + 1 here (0: none). */
+  /** Further groups: a list per inode in #listGroup/#listNext, its head + 1 here (0: none). */
   #moreGroups = new Int32Array(FIRST_CAPACITY);
   #listGroup = new Int32Array(FIRST_CAPACITY);
   #listNext = new Int32Array(FIRST_CAPACITY);

@@ -48,7 +48,7 @@ class OpenTable {
     return this.indexOf(key, 0) === -1;
   }
 
-  /** The number stored with `key`; -1 when it was new, and `value` is now stored with it. */
+  /** The number stored with `key` (0 in a table without numbers); -1 when it was new, and `value` is now stored with it. */
   indexOf(key: number, value: number): number {
     const at = this.#slot(key);
     if (this.#slots[at] !== EMPTY) return this.#values?.[at] ?? 0;
@@ -131,6 +131,16 @@ class InodeTable {
   }
 }
 
+/** The device's table in `byDev`, made on first use. */
+function tableOf(byDev: Map<number, InodeTable>, dev: number, indexed: boolean): InodeTable {
+  let inodes = byDev.get(dev);
+  if (!inodes) {
+    inodes = new InodeTable(indexed);
+    byDev.set(dev, inodes);
+  }
+  return inodes;
+}
+
 /** Numbers each (device, inode) pair 0, 1, 2, … in the order they first come. */
 export class InodeIndex {
   readonly #byDev = new Map<number, InodeTable>();
@@ -138,12 +148,7 @@ export class InodeIndex {
 
   /** The pair's number; a new pair gets `size` (which then grows by one). */
   indexOf(dev: number, ino: InodeNumber): number {
-    let inodes = this.#byDev.get(dev);
-    if (!inodes) {
-      inodes = new InodeTable(true);
-      this.#byDev.set(dev, inodes);
-    }
-    const known = inodes.indexOf(ino, this.size);
+    const known = tableOf(this.#byDev, dev, true).indexOf(ino, this.size);
     return known === -1 ? this.size++ : known;
   }
 }
@@ -162,12 +167,7 @@ export class InodeSet {
 
   /** Adds the pair; true when it was not there yet. */
   add(dev: number, ino: InodeNumber): boolean {
-    let inodes = this.#byDev.get(dev);
-    if (!inodes) {
-      inodes = new InodeTable(false);
-      this.#byDev.set(dev, inodes);
-    }
-    if (!inodes.add(ino)) return false;
+    if (!tableOf(this.#byDev, dev, false).add(ino)) return false;
     this.#size++;
     return true;
   }
