@@ -104,8 +104,21 @@ export async function describePath(path: string, mounts: MountEntry[], memTotal:
   };
 }
 
-/** The path itself, or its closest ancestor that exists. */
-export function nearestExisting(path: string): string {
+/**
+ * The path itself, or its closest ancestor that exists. `last`: what it returned for this path
+ * before. It is the answer still when it exists and its next folder towards `path` does not
+ * (nothing below a missing folder exists): two calls where the walk up from `path` makes one
+ * per missing level. A watcher started before the first build asks every tick, for two paths
+ * four and five levels below the build dir.
+ *   ('/b/tmp/log/cooker/qemux86-64', '/b') with /b/tmp missing → '/b'
+ */
+export function nearestExisting(path: string, last?: string): string {
+  if (last !== undefined && last !== path) {
+    const under = last === '/' ? last : `${last}/`;
+    const slash = path.indexOf('/', under.length);
+    const next = slash < 0 ? path : path.slice(0, slash);
+    if (path.startsWith(under) && !existsSync(next) && existsSync(last)) return last;
+  }
   let p = path;
   while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
   return p;

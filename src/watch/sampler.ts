@@ -242,9 +242,13 @@ export class Sampler {
     return workdirs;
   }
 
+  /** The folder statTmpdir last asked statfs about: TMPDIR, or its nearest existing parent. */
+  private statted: string | undefined;
+
   private statTmpdir(): TimelineSample['fs'] | undefined {
     // Before the first build TMPDIR may not exist: its parent's file system is where it will be.
-    const p = nearestExisting(this.tmpdir);
+    const p = nearestExisting(this.tmpdir, this.statted);
+    this.statted = p;
     try {
       const st = statFsSync(p);
       return {
