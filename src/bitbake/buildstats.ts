@@ -156,8 +156,8 @@ export async function readBuildstatsBuild(
   const build: BuildstatsBuild = { name: basename(dir), dir, tasks: [], unreadable: [] };
   const entries = await readdir(dir, { withFileTypes: true });
   const folders: string[] = [];
-  // A path is joined only for the two files read here: joined for each of 5,000 PF folders it
-  // cost a new process 17 ms of its ~650 (12-07).
+  // A path is joined only for the two files read here: joined for each of 5,000 entries this
+  // loop took 22 ms in a new process, and 5 ms without (12-07, the loop timed alone).
   for (const entry of entries) {
     if (entry.isFile() && entry.name === 'build_stats')
       build.buildStats = parseBuildStats(readOrNote(build, join(dir, entry.name), 'index') ?? '');
